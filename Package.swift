@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+//
+// Mainline: the main loop for long-running Swift processes on Linux.
+// Layers follow DESIGN.md §5: each target imports only the targets below it.
+
+import PackageDescription
+
+let package = Package(
+    name: "Mainline",
+    products: [
+        .library(name: "Mainline", targets: ["Mainline"]),
+        .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
+        .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
+        .executable(name: "hello-loop", targets: ["hello-loop"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0")
+    ],
+    targets: [
+        // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
+        .systemLibrary(
+            name: "CLibUV",
+            pkgConfig: "libuv",
+            providers: [.apt(["libuv1-dev"])]
+        ),
+        // The libdispatch main-queue SPI (what CoreFoundation's run loop uses on Linux) and a thread-id helper.
+        .target(name: "CMainlineShims"),
+        .target(
+            name: "MainlineLoop",
+            dependencies: [
+                "CLibUV",
+                "CMainlineShims",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
+        .target(name: "Mainline", dependencies: ["MainlineLoop"]),
+
+        // Runnable programs. `swift run hello-loop` is the README's first command.
+        .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
+
+        // Owner mode needs the process main thread, which the test runner owns: the tests launch this
+        // program as a subprocess and assert on what it reports.
+        .executableTarget(
+            name: "mainline-owner-probe",
+            dependencies: ["MainlineLoop"],
+            path: "Tests/OwnerModeProbe"
+        ),
+        .testTarget(
+            name: "MainlineLoopTests",
+            dependencies: ["MainlineLoop", "MainlineTesting", "mainline-owner-probe"]
+        ),
+        .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,25 @@
+#ifndef MAINLINE_SHIMS_H
+#define MAINLINE_SHIMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+// libdispatch's main-queue SPI, exported by libdispatch.so on Linux. CoreFoundation's run loop drains the
+// main queue with exactly these two calls; Mainline's owner mode does the same from a libuv poll handle.
+
+/// The eventfd libdispatch writes to when the main queue has work. Owned by libdispatch: never close it.
+int mainline_dispatch_main_queue_fd(void);
+
+/// Runs one snapshot of the main queue. Must be called on the process main thread; not re-entrant.
+void mainline_dispatch_drain_main_queue(void);
+
+/// Reads (and so resets) the main queue's eventfd counter. Returns false when nothing was pending.
+bool mainline_dispatch_acknowledge_main_queue_wakeup(void);
+
+/// True on the process main thread (gettid() == getpid()); never cached by the optimizer.
+bool mainline_is_main_thread(void);
+
+/// The kernel thread id of the calling thread.
+int64_t mainline_thread_id(void);
+
+#endif

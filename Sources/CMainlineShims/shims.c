@@ -1,0 +1,33 @@
+#define _GNU_SOURCE
+#include "CMainlineShims.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Declared by libdispatch's private headers (queue_private.h); exported by libdispatch.so.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *msg);
+
+int mainline_dispatch_main_queue_fd(void) { return _dispatch_get_main_queue_handle_4CF(); }
+
+void mainline_dispatch_drain_main_queue(void) { _dispatch_main_queue_callback_4CF(0); }
+
+bool mainline_dispatch_acknowledge_main_queue_wakeup(void) {
+    // libdispatch never resets its eventfd; a level-triggered poll on it would spin without this read.
+    // Reading before draining cannot lose a wake-up: a block enqueued after the read writes again.
+    int fd = _dispatch_get_main_queue_handle_4CF();
+    struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
+    if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN)) return false;  // never block on the read below
+    uint64_t counter = 0;
+    ssize_t n;
+    do {
+        n = read(fd, &counter, sizeof counter);
+    } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof counter && counter > 0;
+}
+
+bool mainline_is_main_thread(void) { return (pid_t)syscall(SYS_gettid) == getpid(); }
+
+int64_t mainline_thread_id(void) { return (int64_t)syscall(SYS_gettid); }

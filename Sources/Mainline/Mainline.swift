@@ -1,0 +1,4 @@
+// The umbrella module: `import Mainline` brings in every layer of the package.
+// It grows as layers land (DESIGN.md §5); each layer can also be imported on its own.
+
+@_exported import MainlineLoop

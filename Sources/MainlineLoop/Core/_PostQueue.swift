@@ -1,0 +1,75 @@
+/// The queue behind `post`: any thread enqueues, the loop takes everything in one swap.
+///
+/// All operations on `_PostQueue` are thread-safe.
+///
+/// Producers append under `lock` and wake the loop only on the empty → non-empty transition, so a flood costs
+/// one wake-up per batch the loop takes, not one per post. The loop swaps the whole array out under the lock
+/// (keeping both arrays' capacity: no allocation in steady state) and runs it outside the lock. Because the
+/// loop empties `incoming` on every take, the next post after a take always wakes: no wake-up is lost.
+package final class _PostQueue: @unchecked Sendable {
+    // @unchecked Sendable: `incoming`, `isClosed` and `waker` are protected by `lock`.
+    package typealias Job = @MainActor @Sendable () -> Void
+
+    /// What `enqueue` did.
+    package enum EnqueueResult {
+        /// The queue is closed: the job was not taken.
+        case closed
+        /// The job was queued and the loop will be woken as needed.
+        case enqueued
+        /// The job was queued, and no waker is installed yet: the caller must start the loop.
+        case enqueuedWithoutWaker
+    }
+
+    private let lock = _Lock()
+    private var incoming = ContiguousArray<Job?>()
+    private var isClosed = false
+    private var waker: (@Sendable () -> Void)?
+
+    package init() {}
+
+    /// Appends `job` unless the queue is closed. Never blocks beyond the short critical section.
+    @inline(__always)
+    package func enqueue(_ job: @escaping Job) -> EnqueueResult {
+        lock.lock()
+        defer { lock.unlock() }
+        if isClosed { return .closed }
+        incoming.append(job)
+        guard incoming.count == 1 else { return .enqueued }
+        // The waker runs under the lock so that it can never race with `setWaker(nil)`: once the loop has
+        // removed its waker (and is about to free what the waker touches), no producer can still be calling it.
+        guard let waker else { return .enqueuedWithoutWaker }
+        waker()
+        return .enqueued
+    }
+
+    /// Installs (or, with `nil`, removes) what wakes the loop. Wakes at once when jobs are already waiting.
+    package func setWaker(_ newWaker: (@Sendable () -> Void)?) {
+        lock.withLock {
+            waker = newWaker
+            if let newWaker, !incoming.isEmpty { newWaker() }
+        }
+    }
+
+    /// Stops accepting jobs and wakes the loop so that it notices. Returns `false` if it was already closed.
+    @discardableResult
+    package func close() -> Bool {
+        lock.withLock {
+            guard !isClosed else { return false }
+            isClosed = true
+            waker?()
+            return true
+        }
+    }
+
+    /// Whether ``close()`` was called.
+    package var closed: Bool { lock.withLock { isClosed } }
+
+    /// Whether jobs are waiting to be taken.
+    package var hasIncoming: Bool { lock.withLock { !incoming.isEmpty } }
+
+    /// Swaps every waiting job into `batch`, which must be empty; `batch`'s old storage is kept for reuse.
+    package func takeAll(into batch: inout ContiguousArray<Job?>) {
+        precondition(batch.isEmpty, "BUG DETECTED: the post batch must be empty before the next take")
+        lock.withLock { swap(&incoming, &batch) }
+    }
+}

@@ -1,0 +1,34 @@
+/// The rule a ``Diagnostic`` says was broken, as a stable identifier tests and log queries can match on.
+///
+/// Each layer declares the kinds it reports as static members in an extension, next to the code that reports
+/// them, for example `extension DiagnosticKind { public static let observerAddedTwice = … }`.
+///
+/// `DiagnosticKind` is a value type; all operations on it are thread-safe.
+public struct DiagnosticKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The identifier, in kebab case (`"repeating-timer-interval"`).
+    public var rawValue: String
+
+    /// Creates a kind with the given identifier.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+}
+
+extension DiagnosticKind {
+    /// A repeating timer was asked for with an interval that is not positive; it was clamped to one nanosecond.
+    public static let repeatingTimerInterval = DiagnosticKind(rawValue: "repeating-timer-interval")
+
+    /// A settle notification was given a negative dependency height; it was clamped to zero.
+    public static let negativeSettleHeight = DiagnosticKind(rawValue: "negative-settle-height")
+
+    /// `run()` was called on a loop that has already stopped; it returned at once.
+    public static let runAfterStop = DiagnosticKind(rawValue: "run-after-stop")
+
+    /// `TestLoop.advance(to:)` was asked to move virtual time backwards; time stayed where it was.
+    public static let timeTravel = DiagnosticKind(rawValue: "time-travel")
+
+    /// `TestLoop.runUntilIdle()` gave up because work kept arriving (a livelock in the code under test).
+    public static let loopNeverIdle = DiagnosticKind(rawValue: "loop-never-idle")
+}

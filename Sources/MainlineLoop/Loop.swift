@@ -1,0 +1,98 @@
+/// What every Mainline loop offers: posting from any thread, timers, the settle phase and signals, all
+/// delivered on the main actor.
+///
+/// `post(_:)` and `stop()` are thread-safe; everything else must be called on the main actor.
+///
+/// ``MainLoop`` (the process's real main loop) and `TestLoop` (virtual time, from `MainlineTesting`) conform.
+/// Code in the layers above takes `loop: any Loop = MainLoop.main`, so tests hand it a `TestLoop` and drive
+/// time by hand:
+///
+/// ```swift
+/// @MainActor
+/// final class Heartbeat {
+///     private var task: ScheduledTask?
+///     private(set) var beats = 0
+///
+///     init(loop: any Loop = MainLoop.main) {
+///         task = loop.scheduleRepeating(every: .seconds(1)) { [weak self] _ in self?.beats += 1 }
+///     }
+/// }
+///
+/// // In a test:
+/// let loop = TestLoop()
+/// let heartbeat = Heartbeat(loop: loop)
+/// loop.advance(by: .seconds(3))
+/// #expect(heartbeat.beats == 3)
+/// ```
+///
+/// One iteration of a loop runs, in order: due **timers** (deadline order, ties in scheduling order);
+/// **posted work** and I/O (bounded by ``LoopBudgets/postsPerIteration``); **settle** (pending
+/// ``SettleNotification``s by height, in rounds bounded by ``LoopBudgets/settleRoundsPerIteration``).
+/// A loop never blocks while posted work or a settle notification is pending.
+public protocol Loop: AnyObject, Sendable {
+    /// Runs `body` on the loop, on the main actor, soon.
+    ///
+    /// Thread-safe; never blocks (beyond a short critical section) and never runs `body` synchronously.
+    /// Bodies posted from one thread run in the order they were posted, each exactly once.
+    ///
+    /// - Parameter body: The work to run on the loop.
+    /// - Returns: `true` if `body` will run; `false` if the loop has stopped, in which case `body` is released
+    ///   without running.
+    @discardableResult
+    func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool
+
+    /// Stops the loop. Thread-safe and idempotent.
+    ///
+    /// From this call on, `post` returns `false`. Work already posted still runs, then pending settle
+    /// notifications are delivered, timers are cancelled, and the loop releases everything it opened.
+    func stop()
+
+    /// The loop's monotonic clock.
+    @MainActor var now: LoopInstant { get }
+
+    /// The work budgets of one iteration.
+    @MainActor var budgets: LoopBudgets { get set }
+
+    /// Runs `body` once, on the main actor, when `delay` has passed.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from ``now``; a negative delay counts as zero. Even a zero delay never runs `body`
+    ///     synchronously or in the current timer phase: it runs in the next iteration at the earliest.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling. On a stopped loop the task comes back already cancelled.
+    /// - Complexity: O(log n) in the number of scheduled timers.
+    @MainActor @discardableResult
+    func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
+
+    /// Runs `body` every `interval`, on the main actor, starting one `interval` from now, at a fixed rate.
+    ///
+    /// Firings the loop reaches late are skipped rather than run back to back (see ``ScheduledTask``).
+    ///
+    /// - Parameters:
+    ///   - interval: The period. Must be positive: anything else is reported to ``Diagnostics`` and treated as
+    ///     one nanosecond.
+    ///   - body: The work to run; it receives the task, so it can cancel itself.
+    /// - Returns: The task, for cancelling. On a stopped loop the task comes back already cancelled.
+    /// - Complexity: O(log n) per firing in the number of scheduled timers.
+    @MainActor @discardableResult
+    func scheduleRepeating(every interval: Duration, _ body: @escaping @MainActor (ScheduledTask) -> Void)
+        -> ScheduledTask
+
+    /// Marks `notification` pending for the settle phase of the current iteration (or of the next one, when
+    /// called outside an iteration).
+    ///
+    /// - Parameter notification: The notification to deliver.
+    /// - Returns: `true` if it is now pending; `false` if it already was (the requests coalesce into one
+    ///   delivery) or the loop has stopped.
+    @MainActor @discardableResult
+    func requestSettle(_ notification: SettleNotification) -> Bool
+
+    /// Runs `handler` on the main actor whenever `signal` arrives, until the registration is cancelled.
+    ///
+    /// - Parameters:
+    ///   - signal: The signal to handle.
+    ///   - handler: The work to run; it receives the signal.
+    /// - Returns: The registration, for cancelling.
+    @MainActor @discardableResult
+    func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void) -> SignalRegistration
+}

@@ -1,0 +1,315 @@
+import CLibUV
+import CMainlineShims
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The process's main loop: a libuv event loop that hosts the main actor.
+///
+/// ``post(_:)``, ``stop()``, ``attachAsGuest()``, ``state`` and ``waitUntilStopped()`` are thread-safe;
+/// ``run()`` must be called from a synchronous `main` on the process main thread; everything else must be
+/// used on the main actor.
+///
+/// Every callback the loop runs — timers, posted work, settle notifications, signal handlers — runs on the
+/// main actor, and every main-actor job and `DispatchQueue.main` block of the process runs on the loop too.
+/// Who drives the loop is the hosting mode (see ``State``):
+///
+/// - **Owner mode**: a program built around Mainline gives the loop its main thread. ``run()`` runs libuv
+///   there and drains the dispatch main queue inside it, until ``stop()``:
+///
+///   ```swift
+///   // main.swift — a synchronous main
+///   import Mainline
+///
+///   let loop = MainLoop.main
+///   loop.onSignal(.sigint) { _ in loop.stop() }
+///   loop.scheduleRepeating(every: .seconds(1)) { _ in print("tick") }
+///   loop.run()          // returns after stop()
+///   ```
+///
+/// - **Guest mode**: when the main thread belongs to someone else — an `async` main, XCTest, Swift Testing,
+///   a NIO or Hummingbird app — libuv is pumped from the dispatch main queue. ``attachAsGuest()`` makes that
+///   explicit; using the loop while it is idle (posting, scheduling) attaches it as a guest automatically.
+///
+///   ```swift
+///   @main struct Service {
+///       static func main() async throws {
+///           MainLoop.main.attachAsGuest()
+///           MainLoop.main.post { print("on the main actor, inside the loop") }
+///           try await runTheRestOfTheService()
+///       }
+///   }
+///   ```
+///
+/// In both modes callbacks are serialized on the main actor. The main actor is not always the main thread:
+/// in guest mode under an `async` main or Swift Testing, it is a dispatch worker thread. Ask "am I on the loop?"
+/// with `MainActor.assumeIsolated` or `dispatchPrecondition(condition: .onQueue(.main))`, never with thread
+/// identity.
+///
+/// - Important: Inside the loop, `DispatchQueue.main` work is drained one libdispatch snapshot at a time, and
+///   a snapshot cannot be split: a flood of hundreds of thousands of `DispatchQueue.main.async` blocks delays
+///   timers until the snapshot is done. Mainline's own ``post(_:)`` is budgeted per iteration
+///   (``LoopBudgets/postsPerIteration``) and never starves timers; prefer it for high-volume traffic.
+public final class MainLoop: Loop, @unchecked Sendable {
+    // @unchecked Sendable: `core` is main-actor isolated except its thread-safe `posts`; `lifecycle` is
+    // protected by its lock; `hasLeftIdle` is protected by the main actor.
+
+    /// The process's main loop.
+    public static let main = MainLoop()
+
+    let core: _LoopCore
+    private let lifecycle = _Locked(_Lifecycle())
+    /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
+    @MainActor private var hasLeftIdle = false
+
+    /// Creates a loop of its own, for the package's tests: a process has one main loop, ``main``.
+    package init(budgets: LoopBudgets = .default) {
+        core = _LoopCore(budgets: budgets)
+        // Written before `self` is shared; only ever called on the main actor.
+        core.needsAttention = { [unowned self] in self.coreNeedsAttention() }
+        core.signalWatchDidChange = { [unowned self] signal, watched in
+            self.currentDriver?.setSignal(signal, watched: watched)
+        }
+    }
+
+    // MARK: Any thread
+
+    /// Where the loop is in its life: idle, hosted as a guest or as owner, stopping, or stopped.
+    public var state: State { lifecycle.withLock { $0.state } }
+
+    /// Runs `body` on the loop, on the main actor, soon.
+    ///
+    /// Thread-safe; never blocks beyond a short critical section; never runs `body` synchronously. Bodies
+    /// posted from one thread run in the order they were posted, each exactly once, at most
+    /// ``LoopBudgets/postsPerIteration`` per iteration so that a flood never starves timers. Posting to an idle
+    /// loop attaches it as a guest (see ``attachAsGuest()``).
+    ///
+    /// ```swift
+    /// DispatchQueue.global().async {
+    ///     let result = expensiveComputation()
+    ///     MainLoop.main.post { model.result = result }   // runs on the main actor
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, in which case `body` is
+    ///   released without running.
+    @discardableResult
+    public func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        switch core.posts.enqueue(body) {
+        case .enqueued:
+            return true
+        case .closed:
+            return false
+        case .enqueuedWithoutWaker:
+            attachAsGuest()
+            return true
+        }
+    }
+
+    /// Hosts the loop from the dispatch main queue, for processes whose main thread belongs to someone else.
+    ///
+    /// Thread-safe and idempotent: does nothing when the loop is already hosted (in either mode) or stopped.
+    /// Use it in an `async` main, a test suite, or a NIO or Hummingbird application. A synchronous `main` that
+    /// calls ``run()`` later may have attached the loop as a guest by using it first; `run()` then takes over.
+    public func attachAsGuest() {
+        let action = lifecycle.withLock { $0.attachAsGuest(makeDriver: makeDriver) }
+        guard case .startGuest(let driver) = action else { return }
+        startGuest(driver)
+    }
+
+    /// Stops the loop. Thread-safe and idempotent.
+    ///
+    /// From this call on ``post(_:)`` returns `false`. On the loop, the work already posted runs, pending
+    /// settle notifications are delivered, timers and signal handlers are cancelled, and every libuv handle is
+    /// closed; then ``run()`` returns (owner mode) and ``waitUntilStopped()`` resumes. A stopped loop stays
+    /// stopped.
+    public func stop() {
+        let action = lifecycle.withLock {
+            $0.stop(
+                closePosts: {
+                    core.posts.close()
+                    return core.posts.hasIncoming
+                },
+                makeDriver: makeDriver
+            )
+        }
+        switch action {
+        case .none, .shuttingDown:
+            break
+        case .stoppedWhileIdle(let waiters):
+            for waiter in waiters { waiter.resume() }
+        case .drainWhileIdle(let driver):
+            startGuest(driver)
+        }
+    }
+
+    /// Suspends until the loop has stopped and closed everything it opened.
+    ///
+    /// Thread-safe. Returns at once when the loop is already stopped.
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let registered = lifecycle.withLock { $0.addWaiter(continuation) }
+            if !registered { continuation.resume() }
+        }
+    }
+
+    /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
+    public var now: LoopInstant { Self.clockNow() }
+
+    static func clockNow() -> LoopInstant {
+        LoopInstant(nanoseconds: Int64(bitPattern: uv_hrtime()))
+    }
+
+    // MARK: Owner mode
+
+    /// Runs the loop on the process main thread until ``stop()``: owner mode.
+    ///
+    /// Call it from a synchronous `main` (a `main.swift` without top-level `await`, or a `@main` type with
+    /// `static func main()` that is not `async`). Inside, libuv runs on the main thread and drains the
+    /// dispatch main queue, so `DispatchQueue.main.async`, `Task { @MainActor in }` and
+    /// `await MainActor.run {}` from any thread run inside the loop, in one FIFO with each other.
+    ///
+    /// - Precondition: Called on the process main thread, outside any task, and not while the loop is already
+    ///   running in owner mode. Anything else traps with a message that says what to do instead: hosts that own
+    ///   the main thread themselves use ``attachAsGuest()``.
+    /// - Note: Called on a loop that has stopped, `run()` reports to ``Diagnostics`` and returns at once.
+    public func run() {
+        precondition(
+            mainline_is_main_thread(),
+            """
+            MainLoop.run() must be called on the process main thread (it was called on thread \
+            \(mainline_thread_id()) of process \(getpid())). Owner mode needs the main thread because it drains \
+            the dispatch main queue. Call run() from a synchronous main, or host the loop with \
+            MainLoop.main.attachAsGuest() instead.
+            """
+        )
+        precondition(
+            withUnsafeCurrentTask(body: { $0 == nil }),
+            """
+            MainLoop.run() was called from an async context (a task, or an async main). An async main ends in \
+            dispatchMain(), which gives the main thread away, so the loop cannot own it. Either make main \
+            synchronous (no top-level await) and call run() there, or call MainLoop.main.attachAsGuest() and \
+            let the async main keep the main thread.
+            """
+        )
+        MainActor.assumeIsolated { runAsOwner() }
+    }
+
+    @MainActor
+    private func runAsOwner() {
+        switch lifecycle.withLock({ $0.run(makeDriver: makeDriver) }) {
+        case .alreadyStopped:
+            Diagnostics.report(
+                .runAfterStop,
+                "MainLoop.run() was called after stop(); a stopped loop cannot run again. Returning at once."
+            )
+        case .alreadyRunning:
+            preconditionFailure(
+                "MainLoop.run() was called while the loop is already running in owner mode (a nested run); the loop cannot run inside itself. Post the work instead."
+            )
+        case .run(let driver, let takeOverFromGuest):
+            hasLeftIdle = true
+            if takeOverFromGuest {
+                driver.guestPump?.detach()
+                driver.guestPump = nil
+            } else {
+                core.posts.setWaker { driver.wake() }
+            }
+            driver.startDrainingMainQueue()
+            driver.runUntilClosed()
+            // Main-queue work submitted before the loop closed runs now rather than never.
+            if mainline_dispatch_acknowledge_main_queue_wakeup() {
+                mainline_dispatch_drain_main_queue()
+            }
+        }
+    }
+
+    // MARK: Main actor: the Loop protocol
+
+    /// The work budgets of one iteration.
+    @MainActor
+    public var budgets: LoopBudgets {
+        get { core.budgets }
+        set { core.budgets = newValue }
+    }
+
+    /// Runs `body` once, on the main actor, when `delay` has passed. See ``Loop/schedule(after:_:)``.
+    ///
+    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    @MainActor @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        attachIfIdle()
+        return core.schedule(after: delay, now: now, body)
+    }
+
+    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``Loop/scheduleRepeating(every:_:)``.
+    ///
+    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    @MainActor @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        attachIfIdle()
+        return core.scheduleRepeating(every: interval, now: now, body)
+    }
+
+    /// Marks `notification` pending for this iteration's settle phase. See ``Loop/requestSettle(_:)``.
+    @MainActor @discardableResult
+    public func requestSettle(_ notification: SettleNotification) -> Bool {
+        attachIfIdle()
+        return core.requestSettle(notification)
+    }
+
+    /// Runs `handler` on the main actor whenever `signal` arrives. See ``Loop/onSignal(_:_:)``.
+    @MainActor @discardableResult
+    public func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
+        -> SignalRegistration
+    {
+        attachIfIdle()
+        return core.onSignal(signal, handler)
+    }
+
+    /// Whether a loop iteration is on the stack right now (for the package's tests and probes).
+    @MainActor
+    package var isInsideIteration: Bool { currentDriver?.isIterating ?? false }
+
+    // MARK: Internals
+
+    private func makeDriver() -> _UVDriver {
+        _UVDriver(core: core) { [unowned self] _ in
+            let waiters = self.lifecycle.withLock { $0.driverFinished() }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    private func startGuest(_ driver: _UVDriver) {
+        let pump = _GuestPump(driver: driver)
+        // Before `start()` nothing runs the driver yet, so handing it the pump here cannot race.
+        driver.guestPump = pump
+        core.posts.setWaker { driver.wake() }
+        pump.start()
+    }
+
+    @MainActor
+    private func attachIfIdle() {
+        guard !hasLeftIdle else { return }
+        attachAsGuest()
+        hasLeftIdle = true
+    }
+
+    @MainActor
+    private var currentDriver: _UVDriver? { lifecycle.withLock { $0.driver } }
+
+    /// The core's requests changed while no iteration is running: in guest mode, pump soon.
+    @MainActor
+    private func coreNeedsAttention() {
+        guard let driver = currentDriver, !driver.isIterating else { return }
+        driver.guestPump?.schedulePump()
+    }
+}

@@ -1,0 +1,98 @@
+import Dispatch
+
+/// Pumps a `_UVDriver` from the dispatch main queue: guest mode.
+///
+/// Created on any thread; afterwards used only on the main actor (its dispatch sources target the main queue).
+///
+/// A dispatch read source watches libuv's backend (epoll) fd and a strict dispatch timer covers libuv's next
+/// timeout; each fire runs one non-blocking `uv_run`. After every pump the pump asks libuv when it needs to run
+/// again: `0` means now (pending callbacks, an idle handle, closing handles, watchers not yet in epoll),
+/// a positive number arms the timer, `-1` means only on I/O.
+final class _GuestPump: @unchecked Sendable {
+    // @unchecked Sendable: the sources are thread-safe dispatch objects; every `var` is protected by the main
+    // actor (all handlers run on the main queue), and `start()` runs before any handler can.
+    private unowned let driver: _UVDriver
+    private let readSource: DispatchSourceRead
+    private let timerSource: DispatchSourceTimer
+    /// When the timer source is armed to fire, in `DispatchTime.uptimeNanoseconds`.
+    @MainActor private var timerArmedFor: UInt64?
+    @MainActor private var isPumpQueued = false
+    @MainActor private var isActive = true
+    /// Whether dispatch no longer watches libuv's backend fd (so the libuv loop may be closed).
+    @MainActor private(set) var isDetachedFromBackend = false
+
+    init(driver: _UVDriver) {
+        self.driver = driver
+        readSource = DispatchSource.makeReadSource(fileDescriptor: driver.backendFD, queue: .main)
+        timerSource = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
+    }
+
+    /// Starts watching and queues the first pump (libuv adds its watchers to epoll only inside a run).
+    func start() {
+        readSource.setEventHandler { MainActor.assumeIsolated { self.pump() } }
+        timerSource.setEventHandler {
+            MainActor.assumeIsolated {
+                self.timerArmedFor = nil
+                self.pump()
+            }
+        }
+        timerSource.schedule(deadline: .distantFuture)
+        readSource.resume()
+        timerSource.resume()
+        DispatchQueue.main.async { MainActor.assumeIsolated { self.pump() } }
+    }
+
+    /// Queues one pump on the main queue (coalesced: at most one is queued at a time).
+    @MainActor
+    func schedulePump() {
+        guard isActive, !isPumpQueued else { return }
+        isPumpQueued = true
+        DispatchQueue.main.async {
+            MainActor.assumeIsolated {
+                self.isPumpQueued = false
+                self.pump()
+            }
+        }
+    }
+
+    @MainActor
+    private func pump() {
+        guard isActive, driver.runOnce(), isActive else { return }
+        let timeout = driver.backendTimeout
+        if timeout == 0 {
+            schedulePump()
+        } else if timeout > 0 {
+            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout) * 1_000_000
+            // Re-arm only when the deadline moves earlier; a timer that fires early just pumps once for nothing.
+            if let armed = timerArmedFor, armed <= deadline, armed > DispatchTime.now().uptimeNanoseconds { return }
+            timerArmedFor = deadline
+            timerSource.schedule(deadline: DispatchTime(uptimeNanoseconds: deadline), leeway: .nanoseconds(0))
+        }
+    }
+
+    /// Stops pumping for good and closes the libuv loop once dispatch has let go of its fd (shutdown).
+    @MainActor
+    func finish() {
+        guard isActive else { return }
+        isActive = false
+        let driver = self.driver
+        // The epoll fd must outlive dispatch's registration: close the loop only in the cancel handler.
+        readSource.setCancelHandler {
+            MainActor.assumeIsolated {
+                self.isDetachedFromBackend = true
+                driver.closeLoop()
+            }
+        }
+        readSource.cancel()
+        timerSource.cancel()
+    }
+
+    /// Stops pumping without closing anything: `run()` takes the loop over on the main thread (owner mode).
+    @MainActor
+    func detach() {
+        guard isActive else { return }
+        isActive = false
+        readSource.cancel()
+        timerSource.cancel()
+    }
+}
