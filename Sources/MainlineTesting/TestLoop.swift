@@ -1,1 +1,193 @@
-// wip
+import MainlineLoop
+
+/// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
+///
+/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)`` and
+/// ``stop()``, which any thread may call (what they ask for waits until the test steps the loop).
+///
+/// It runs the same scheduling core as ``MainLoop`` — the same timer ordering, post budget and settle rounds —
+/// but time starts at ``LoopInstant/zero`` and moves only when the test says so:
+///
+/// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle.
+/// - ``runUntilIdle()`` runs iterations until nothing is left to do *now*.
+/// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
+///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
+///
+/// ```swift
+/// @MainActor @Test func debouncedSaveRunsOnceAfterTheLastEdit() {
+///     let loop = TestLoop()
+///     let editor = Editor(loop: loop)       // schedules its save with loop.schedule(after: .seconds(1))
+///     editor.type("a")
+///     loop.advance(by: .milliseconds(500))
+///     editor.type("b")
+///     loop.advance(by: .milliseconds(999))
+///     #expect(editor.saves == 0)
+///     loop.advance(by: .milliseconds(1))
+///     #expect(editor.saves == 1)
+///     #expect(!loop.hasPendingWork)
+/// }
+/// ```
+@MainActor
+public final class TestLoop: Loop {
+    private let core: _LoopCore
+
+    /// The loop's virtual clock. Inside a timer callback it is that timer's deadline.
+    public private(set) var now: LoopInstant
+
+    /// Creates a test loop whose clock reads `now`.
+    ///
+    /// - Parameters:
+    ///   - now: The starting time; ``LoopInstant/zero`` unless a test needs another.
+    ///   - budgets: The per-iteration budgets, so tests can exercise budget boundaries with small numbers.
+    public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
+        self.now = now
+        core = _LoopCore(budgets: budgets)
+    }
+
+    // MARK: Any thread
+
+    /// Queues `body` to run on the loop at the next step. Thread-safe; never runs `body` synchronously.
+    ///
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
+    @discardableResult
+    public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        core.posts.enqueue(body) != .closed
+    }
+
+    /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.
+    ///
+    /// - Returns: `false` once the loop has been stopped.
+    @discardableResult
+    public nonisolated func raise(_ signal: LoopSignal) -> Bool {
+        post { [core] in core.deliverSignal(signal) }
+    }
+
+    /// Stops the loop. Thread-safe and idempotent. Posts are refused from now on; the next step runs what was
+    /// already posted, settles, and cancels timers and signal handlers, as ``MainLoop/stop()`` does.
+    public nonisolated func stop() {
+        core.posts.close()
+    }
+
+    // MARK: Loop
+
+    /// The work budgets of one iteration.
+    public var budgets: LoopBudgets {
+        get { core.budgets }
+        set { core.budgets = newValue }
+    }
+
+    /// Runs `body` once when `delay` of virtual time has passed. See ``Loop/schedule(after:_:)``.
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        core.schedule(after: delay, now: now, body)
+    }
+
+    /// Runs `body` every `interval` of virtual time. See ``Loop/scheduleRepeating(every:_:)``.
+    @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        core.scheduleRepeating(every: interval, now: now, body)
+    }
+
+    /// Marks `notification` pending for the settle phase of the next step. See ``Loop/requestSettle(_:)``.
+    @discardableResult
+    public func requestSettle(_ notification: SettleNotification) -> Bool {
+        core.requestSettle(notification)
+    }
+
+    /// Registers a handler for `signal`, delivered by ``raise(_:)``. See ``Loop/onSignal(_:_:)``.
+    @discardableResult
+    public func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
+        -> SignalRegistration
+    {
+        core.onSignal(signal, handler)
+    }
+
+    // MARK: Stepping
+
+    /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
+    /// rounds. After ``stop()``, the first step shuts the loop down instead.
+    public func runIteration() {
+        if core.posts.closed && !core.isShutDown {
+            core.shutDown()
+            return
+        }
+        core.runDueTimers(now: now)
+        core.runPosts()
+        core.runSettle()
+    }
+
+    /// Runs iterations at the current time until nothing is left to do now (timers in the future stay).
+    ///
+    /// - Parameter maxIterations: A guard against code that never lets the loop go idle (an event that
+    ///   retriggers itself forever). Reaching it is reported to ``Diagnostics`` as `.loopNeverIdle`.
+    /// - Returns: How many iterations ran.
+    @discardableResult
+    public func runUntilIdle(maxIterations: Int = 10_000) -> Int {
+        var iterations = 0
+        while hasWorkDueNow {
+            guard iterations < maxIterations else {
+                Diagnostics.report(
+                    .loopNeverIdle,
+                    "TestLoop.runUntilIdle() ran \(maxIterations) iterations at \(now) and work kept arriving: something retriggers itself on every iteration."
+                )
+                break
+            }
+            runIteration()
+            iterations += 1
+        }
+        return iterations
+    }
+
+    /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
+    ///
+    /// - Parameter duration: How far to move; a negative duration is misuse (see ``advance(to:)``).
+    public func advance(by duration: Duration) {
+        advance(to: now + duration)
+    }
+
+    /// Moves virtual time forward to `instant`, running everything that becomes due on the way.
+    ///
+    /// First runs what is due now; then, timer by timer, sets ``now`` to the next deadline not after `instant`
+    /// and runs until idle; finally leaves ``now`` at `instant`.
+    ///
+    /// - Parameter instant: The target time. An instant before ``now`` is reported to ``Diagnostics`` as
+    ///   `.timeTravel`, and time stays where it is (what is due now still runs).
+    public func advance(to instant: LoopInstant) {
+        if instant < now {
+            Diagnostics.report(
+                .timeTravel,
+                "TestLoop.advance(to: \(instant)) would move time backwards from \(now); virtual time only moves forward. Staying at \(now)."
+            )
+        }
+        runUntilIdle()
+        while let next = core.nextDeadline, next <= instant {
+            now = max(now, next)
+            runUntilIdle()
+        }
+        now = max(now, instant)
+    }
+
+    // MARK: Inspection
+
+    /// Whether anything is left: work due now, or timers scheduled for later.
+    public var hasPendingWork: Bool { hasWorkDueNow || core.nextDeadline != nil }
+
+    /// The number of scheduled timers.
+    public var scheduledTimerCount: Int { core.scheduledTimerCount }
+
+    /// The deadline of the next timer to fire.
+    public var nextDeadline: LoopInstant? { core.nextDeadline }
+
+    /// Whether the loop has been stopped and shut down by a step.
+    public var isStopped: Bool { core.isShutDown }
+
+    private var hasWorkDueNow: Bool {
+        if core.posts.closed && !core.isShutDown { return true }
+        if core.hasImmediateWork || core.posts.hasIncoming { return true }
+        if let next = core.nextDeadline, next <= now { return true }
+        return false
+    }
+}
