@@ -43,7 +43,7 @@ let package = Package(
         // program as a subprocess and assert on what it reports.
         .executableTarget(
             name: "mainline-owner-probe",
-            dependencies: ["MainlineLoop"],
+            dependencies: ["MainlineLoop", "CMainlineShims"],
             path: "Tests/OwnerModeProbe"
         ),
         .testTarget(

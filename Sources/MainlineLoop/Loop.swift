@@ -33,7 +33,8 @@ public protocol Loop: AnyObject, Sendable {
     /// Runs `body` on the loop, on the main actor, soon.
     ///
     /// Thread-safe; never blocks (beyond a short critical section) and never runs `body` synchronously.
-    /// Bodies posted from one thread run in the order they were posted, each exactly once.
+    /// Bodies posted from one thread run in the order they were posted, each exactly once. A body posted from
+    /// the loop itself runs in a later iteration, after the current iteration's settle phase.
     ///
     /// - Parameter body: The work to run on the loop.
     /// - Returns: `true` if `body` will run; `false` if the loop has stopped, in which case `body` is released

@@ -1,1 +1,145 @@
-// wip
+// mainline-owner-probe — runs MainLoop.main in owner mode and reports what happened, one `key=value` per line.
+//
+// Owner mode needs the process main thread, which the test runner owns, so `OwnerModeTests` launches this
+// program as a subprocess (`mainline-owner-probe <scenario>`) and asserts on its report. Each scenario ends by
+// stopping the loop; the report is printed after `run()` returned.
+
+import CMainlineShims
+import Dispatch
+import Foundation
+@testable import MainlineLoop
+
+let loop = MainLoop.main
+var report: [(String, String)] = []
+@MainActor func note(_ key: String, _ value: Any) { report.append((key, "\(value)")) }
+
+/// Facts every callback checks about where it runs.
+@MainActor final class Where {
+    var offMainThread = 0
+    var outsideIteration = 0
+
+    func check() {
+        if !mainline_is_main_thread() { offMainThread += 1 }
+        if !loop.isInsideIteration { outsideIteration += 1 }
+    }
+}
+let here = Where()
+
+let scenario = CommandLine.arguments.dropFirst().first ?? "help"
+switch scenario {
+case "flood":
+    // 4 producer threads × 100,000 posts while a 1 ms timer repeats: every post runs once, in per-producer
+    // order, on the main thread, inside the loop; the timer keeps firing during the flood.
+    let producers = 4
+    let perProducer = 100_000
+    let total = producers * perProducer
+    @MainActor final class Flood {
+        var next = [Int](repeating: 0, count: 4)
+        var outOfOrder = 0
+        var ran = 0
+        var timerFiringsDuringFlood = 0
+    }
+    let flood = Flood()
+    loop.scheduleRepeating(every: .milliseconds(1)) { _ in
+        here.check()
+        if flood.ran > 0 && flood.ran < total { flood.timerFiringsDuringFlood += 1 }
+    }
+    let start = DispatchSemaphore(value: 0)
+    for producer in 0..<producers {
+        Thread.detachNewThread {
+            start.wait()
+            for index in 0..<perProducer {
+                let accepted = loop.post {
+                    here.check()
+                    if flood.next[producer] != index { flood.outOfOrder += 1 }
+                    flood.next[producer] = index + 1
+                    flood.ran += 1
+                    if flood.ran == total { loop.stop() }
+                }
+                precondition(accepted, "post refused during the flood")
+            }
+        }
+    }
+    loop.post { for _ in 0..<producers { start.signal() } }
+    loop.run()
+    MainActor.assumeIsolated {
+        note("posted", total)
+        note("ran", flood.ran)
+        note("outOfOrder", flood.outOfOrder)
+        note("timerFiringsDuringFlood", flood.timerFiringsDuringFlood)
+    }
+
+case "main-queue":
+    // DispatchQueue.main blocks and @MainActor tasks submitted from another thread run inside the loop, in one
+    // FIFO; `await MainActor.run` from a task runs inside the loop too.
+    let count = 2_000
+    @MainActor final class Order { var seen: [Int] = []; var mainActorRuns = 0 }
+    let order = Order()
+    Thread.detachNewThread {
+        for index in 0..<count {
+            if index.isMultiple(of: 2) {
+                DispatchQueue.main.async { MainActor.assumeIsolated { here.check(); order.seen.append(index) } }
+            } else {
+                Task { @MainActor in here.check(); order.seen.append(index) }
+            }
+        }
+        Task.detached {
+            for _ in 0..<100 {
+                await MainActor.run { here.check(); order.mainActorRuns += 1 }
+            }
+            await MainActor.run { loop.stop() }
+        }
+    }
+    loop.run()
+    MainActor.assumeIsolated {
+        note("submitted", count)
+        note("ran", order.seen.count)
+        note("inSubmissionOrder", order.seen == Array(0..<count))
+        note("mainActorRuns", order.mainActorRuns)
+    }
+
+case "signal":
+    // onSignal handlers run on the loop; SIGINT stops it cleanly.
+    @MainActor final class Signals { var handled: [String] = [] }
+    let signals = Signals()
+    loop.onSignal(.sigint) { signal in
+        here.check()
+        signals.handled.append("\(signal)")
+        loop.stop()
+    }
+    loop.post {
+        Thread.detachNewThread { kill(getpid(), SIGINT) }
+    }
+    loop.run()
+    MainActor.assumeIsolated { note("handled", signals.handled.joined(separator: ",")) }
+
+case "run-off-main-thread":
+    // Misuse: run() on another thread traps with a message that says what to do instead.
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        loop.run()
+        done.signal()
+    }
+    done.wait()
+
+case "run-in-task":
+    // Misuse: run() from an async context (here a main-actor task, on the main thread, inside the loop) traps.
+    Task { @MainActor in loop.run() }
+    loop.run()
+
+default:
+    FileHandle.standardError.write("usage: mainline-owner-probe flood|main-queue|signal|run-off-main-thread|run-in-task\n".data(using: .utf8)!)
+    exit(64)
+}
+
+// Common checks after run() returned: the loop is stopped, refuses posts, and closed everything it opened.
+MainActor.assumeIsolated {
+    note("offMainThread", here.offMainThread)
+    note("outsideIteration", here.outsideIteration)
+}
+note("state", loop.state)
+note("postAfterStop", loop.post {})
+let live = _UVResources.live
+note("liveLoops", live.loops)
+note("liveHandles", live.handles)
+for (key, value) in report { print("\(key)=\(value)") }

@@ -103,6 +103,14 @@ package final class _LoopCore {
     /// notifications pending for settle.
     package var hasImmediateWork: Bool { batchIndex < batch.count || settleQueue.hasPending }
 
+    /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
+    /// posts that arrived after the snapshot was taken.
+    ///
+    /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
+    /// `true`: producers wake the loop only when the queue goes from empty to non-empty, so posts that piled up
+    /// behind a snapshot would otherwise wait forever.
+    package var hasPostsWaiting: Bool { batchIndex < batch.count || posts.hasIncoming }
+
     // MARK: Phases
 
     /// Phase 1: fires the timers due at `now` that were scheduled before the phase began, in deadline order
@@ -143,20 +151,23 @@ package final class _LoopCore {
     }
 
     /// Phase 2: runs posted work, at most one budget's worth. Returns how many jobs ran.
+    ///
+    /// A phase runs one snapshot of the post queue: what is left of the previous snapshot (when the budget cut it
+    /// short), or else everything posted so far. Work posted while the phase runs, including from the loop itself,
+    /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
         runPosts(limit: budgets.postsPerIteration)
     }
 
     private func runPosts(limit: Int) -> Int {
+        if batchIndex == batch.count {
+            batch.removeAll(keepingCapacity: true)
+            batchIndex = 0
+            posts.takeAll(into: &batch)
+        }
         var ran = 0
-        while ran < limit {
-            if batchIndex == batch.count {
-                batch.removeAll(keepingCapacity: true)
-                batchIndex = 0
-                posts.takeAll(into: &batch)
-                if batch.isEmpty { break }
-            }
+        while ran < limit && batchIndex < batch.count {
             // Release each closure as soon as it has run: releasing a large batch at once stalls the loop.
             let job = batch[batchIndex].take()!
             batchIndex += 1

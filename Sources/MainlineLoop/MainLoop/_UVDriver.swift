@@ -1,6 +1,12 @@
 import CLibUV
 import CMainlineShims
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// One libuv loop and the handles through which it runs a `_LoopCore`: the engine under `MainLoop`.
 ///
 /// Created on any thread (a post from a worker may start the main loop); from then on used only on the main
@@ -11,7 +17,7 @@ import CMainlineShims
 /// - **posted work and I/O** — the `uv_async_t` runs one budget of posts (and signals itself while more
 ///   remain), the main-queue poll (owner mode) drains the dispatch main queue, I/O callbacks run;
 /// - **settle** — the `uv_check_t` (right after poll) runs `core.runSettle`;
-/// - before blocking, the `uv_prepare_t` re-arms the timer and keeps the `uv_idle_t` running while the core
+/// - before blocking, the `uv_prepare_t` (and, in guest mode, the end of every pump) re-arms the timer and keeps the `uv_idle_t` running while the core
 ///   has immediate work, so that poll does not block while anything is pending.
 final class _UVDriver: @unchecked Sendable {
     // @unchecked Sendable: the pointers are written once in `init`; everything they point to, and every `var`
@@ -91,6 +97,7 @@ final class _UVDriver: @unchecked Sendable {
     /// Runs libuv until shutdown completes (owner mode).
     @MainActor
     func runUntilClosed() {
+        unblockWatchedSignals()
         isIterating = true
         uv_run(loop, UV_RUN_DEFAULT)
         isIterating = false
@@ -105,6 +112,10 @@ final class _UVDriver: @unchecked Sendable {
         isIterating = true
         uv_run(loop, UV_RUN_NOWAIT)
         isIterating = false
+        // libuv runs prepare (where the uv timer and idle handle are armed) *before* poll, and a non-blocking run
+        // does not come round again: a timer scheduled by posted work or settle in this run would be left unarmed
+        // and `uv_backend_timeout` would say "nothing time-based". Arm for what the core needs now.
+        prepareToWait()
         finishIfClosed()
         return true
     }
@@ -125,9 +136,10 @@ final class _UVDriver: @unchecked Sendable {
         core.runPosts()
         if core.posts.closed {
             beginShutdown()
-        } else if core.hasImmediateWork {
-            // Posts left over from the budget: run the next budget in the next iteration. Signalling
-            // ourselves (rather than waiting for a producer) is what keeps a budgeted drain from stalling.
+        } else if core.hasPostsWaiting {
+            // Posts left over from the budget, or posted behind this snapshot: run them in the next iteration.
+            // Producers wake the loop only on empty → non-empty, so signalling ourselves is what keeps a budgeted,
+            // snapshot-at-a-time drain from stalling.
             uv_async_send(async)
         }
     }
@@ -138,8 +150,10 @@ final class _UVDriver: @unchecked Sendable {
         core.runDueTimers(now: MainLoop.clockNow())
     }
 
+    /// Arms the uv timer for the core's earliest deadline and keeps the idle handle running while the core has
+    /// immediate work (so that poll does not block). Runs in libuv's prepare phase, and after every guest pump.
     @MainActor
-    fileprivate func beforePoll() {
+    fileprivate func prepareToWait() {
         guard !isShuttingDown else { return }
         let immediate = core.hasImmediateWork
         if immediate != isIdleRunning {
@@ -200,10 +214,32 @@ final class _UVDriver: @unchecked Sendable {
             Self.check(uv_signal_start(handle, _mainlineSignalArrived, signal.rawValue), "uv_signal_start")
             uv_unref(mainline_uv_handle(handle))
             signalHandles[signal] = handle
+            if mainline_is_main_thread() { Self.unblockOnThisThread(signal) }
         } else if let handle = signalHandles.removeValue(forKey: signal) {
             uv_signal_stop(handle)
             _UVResources.close(handle)
         }
+    }
+
+    /// Unblocks `signal` on the calling thread.
+    ///
+    /// A process inherits its blocked-signal mask from whoever spawned it, and a Swift parent that spawns from a
+    /// dispatch worker thread (Foundation's `Process` does) hands down a mask that blocks SIGINT, SIGTERM and
+    /// SIGHUP: such a signal would stay pending forever and the handler never run. Registering a handler says the
+    /// program wants the signal, so the thread that runs the loop stops blocking it — libuv's own `uv_spawn` resets
+    /// a child's mask for the same reason. Only done on the process main thread (owner mode, or a guest hosted
+    /// there); dispatch's worker threads block signals on purpose and are left alone.
+    private static func unblockOnThisThread(_ signal: LoopSignal) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal.rawValue)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// Owner mode starts on the main thread: make sure signals watched since a guest phase are not blocked there.
+    @MainActor
+    func unblockWatchedSignals() {
+        for signal in signalHandles.keys { Self.unblockOnThisThread(signal) }
     }
 
     @MainActor
@@ -273,7 +309,7 @@ private func _mainlineTimerFired(_ handle: UnsafeMutablePointer<uv_timer_t>?) {
 
 private func _mainlinePrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
     let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.beforePoll() }
+    MainActor.assumeIsolated { driver.prepareToWait() }
 }
 
 private func _mainlineCheck(_ handle: UnsafeMutablePointer<uv_check_t>?) {
