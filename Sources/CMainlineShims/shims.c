@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,3 +32,10 @@ bool mainline_dispatch_acknowledge_main_queue_wakeup(void) {
 bool mainline_is_main_thread(void) { return (pid_t)syscall(SYS_gettid) == getpid(); }
 
 int64_t mainline_thread_id(void) { return (int64_t)syscall(SYS_gettid); }
+
+// pthread_setname_np/pthread_getname_np need _GNU_SOURCE, which Swift's Glibc module does not define.
+int mainline_set_current_thread_name(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+int mainline_get_current_thread_name(char *buffer, size_t size) {
+    return pthread_getname_np(pthread_self(), buffer, size);
+}

@@ -2,6 +2,7 @@
 #define MAINLINE_SHIMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // libdispatch's main-queue SPI, exported by libdispatch.so on Linux. CoreFoundation's run loop drains the
@@ -21,5 +22,11 @@ bool mainline_is_main_thread(void);
 
 /// The kernel thread id of the calling thread.
 int64_t mainline_thread_id(void);
+
+/// Names the calling thread (Linux keeps at most 15 bytes; pass a name that fits). Returns 0 or an errno value.
+int mainline_set_current_thread_name(const char *name);
+
+/// Copies the calling thread's name into `buffer` (at least 16 bytes). Returns 0 or an errno value.
+int mainline_get_current_thread_name(char *buffer, size_t size);
 
 #endif

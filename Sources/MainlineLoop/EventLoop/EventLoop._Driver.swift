@@ -1,0 +1,197 @@
+import CLibUV
+
+extension EventLoop {
+    /// One libuv loop on a thread of its own, and the handles through which it runs posts, jobs and timers: the
+    /// engine under ``EventLoop``.
+    ///
+    /// Created on any thread; `inbox`, `timers`, `lifecycle` and `wake` are thread-safe; everything else is
+    /// protected by the loop thread (touched only in libuv callbacks and `run()`).
+    ///
+    /// How one `uv_run` iteration serves the loop:
+    /// - **timers** — one `uv_timer_t`, armed for the earliest deadline, fires every due `Scheduled` in deadline
+    ///   order (ties in scheduling order);
+    /// - **posts and executor jobs** — the `uv_async_t` runs one budget (`postsPerIteration`) of the inbox and
+    ///   signals itself while more is waiting, so a flood never starves timers and no wake-up is lost;
+    /// - before blocking, the `uv_prepare_t` re-arms the uv timer for the earliest deadline.
+    ///
+    /// The async handle is the loop's keep-alive (the other handles are unreferenced): `uv_run` returns once
+    /// shutdown closed it. The driver does not reference its `EventLoop`, so a loop nobody holds can be freed, and
+    /// its `deinit` stops the thread.
+    final class _Driver: @unchecked Sendable {
+        // @unchecked Sendable: the pointers are written once in `init`; what they point to and every `var` below is
+        // touched only on the loop thread, which `pthread_create` starts after `init` (a happens-before edge).
+        let name: String
+        let inbox: _Inbox
+        let timers: _Timers
+        let lifecycle = _Locked(_Lifecycle())
+        private let waker: _Waker
+        private let postsPerIteration: Int
+        private let loop: UnsafeMutablePointer<uv_loop_t>
+        private let async: UnsafeMutablePointer<uv_async_t>
+        private let timer: UnsafeMutablePointer<uv_timer_t>
+        private let prepare: UnsafeMutablePointer<uv_prepare_t>
+
+        /// Jobs taken from the inbox and not yet run (protected by the loop thread).
+        private var batch = ContiguousArray<_Inbox.Job?>()
+        private var batchIndex = 0
+        /// What the uv timer is armed for, in nanoseconds on the loop clock (protected by the loop thread).
+        private var armedDeadline: Int64?
+        /// Whether the handles are closing (protected by the loop thread).
+        private var isShuttingDown = false
+
+        init(name: String, postsPerIteration: Int) {
+            precondition(postsPerIteration >= 1, "EventLoop's postsPerIteration must be at least 1")
+            self.name = name
+            self.postsPerIteration = postsPerIteration
+            loop = _UVResources.allocateLoop(for: .eventLoop)
+            Self.check(uv_loop_init(loop), "uv_loop_init")
+            async = _UVResources.allocateHandle(uv_async_t.self, type: UV_ASYNC, for: .eventLoop)
+            timer = _UVResources.allocateHandle(uv_timer_t.self, type: UV_TIMER, for: .eventLoop)
+            prepare = _UVResources.allocateHandle(uv_prepare_t.self, type: UV_PREPARE, for: .eventLoop)
+            Self.check(uv_async_init(loop, async, _mainlineEventLoopAsync), "uv_async_init")
+            waker = _Waker(async)
+            inbox = _Inbox(waker: waker)
+            timers = _Timers(waker: waker)
+
+            let context = identity
+            async.pointee.data = context
+            Self.check(uv_timer_init(loop, timer), "uv_timer_init")
+            timer.pointee.data = context
+            uv_unref(mainline_uv_handle(timer))
+            Self.check(uv_prepare_init(loop, prepare), "uv_prepare_init")
+            prepare.pointee.data = context
+            Self.check(uv_prepare_start(prepare, _mainlineEventLoopPrepare), "uv_prepare_start")
+            uv_unref(mainline_uv_handle(prepare))
+        }
+
+        /// What the loop thread's thread-local mark and every handle's `data` hold (unretained: `run()` keeps the
+        /// driver alive while libuv can call back).
+        var identity: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+        /// The loop clock: `uv_hrtime`, the monotonic clock `MainLoop` reads too.
+        static func clockNow() -> LoopInstant {
+            LoopInstant(nanoseconds: Int64(bitPattern: uv_hrtime()))
+        }
+
+        fileprivate static func from(_ data: UnsafeMutableRawPointer?) -> _Driver {
+            Unmanaged<_Driver>.fromOpaque(data!).takeUnretainedValue()
+        }
+
+        private static func check(_ result: Int32, _ call: StaticString) {
+            precondition(result == 0, "\(call) failed: \(String(cString: uv_strerror(result)))")
+        }
+
+        /// Starts the loop thread. The thread holds the driver until it has closed the libuv loop.
+        func start() {
+            _Thread.start(name: name) { self.run() }
+        }
+
+        /// Refuses posts and cancels timers now; the loop thread drains what was posted, then shuts down.
+        /// Thread-safe and idempotent.
+        func stop() {
+            guard inbox.beginDraining() else { return }
+            timers.close()
+        }
+
+        // MARK: Loop thread
+
+        private func run() {
+            _Thread.setCurrentLoop(identity)
+            uv_run(loop, UV_RUN_DEFAULT)
+            precondition(isShuttingDown, "BUG DETECTED: EventLoop '\(name)': uv_run returned before shutdown")
+            let result = uv_loop_close(loop)
+            if result == 0 {
+                _UVResources.deallocateLoop(loop, for: .eventLoop)
+            } else {
+                // Freeing a loop libuv still uses would corrupt memory: leak it, and say so in debug builds.
+                assertionFailure("BUG DETECTED: EventLoop '\(name)': uv_loop_close returned \(result): a handle is open")
+            }
+            _Thread.setCurrentLoop(nil)
+            let (waiters, blockedThreads) = lifecycle.withLock { $0.didStop(closeResult: result) }
+            for waiter in waiters { waiter.resume() }
+            for thread in blockedThreads { thread.signal() }
+        }
+
+        fileprivate func asyncFired() {
+            runPosts()
+            switch inbox.afterDrain(batchIsDone: batchIndex == batch.count) {
+            case .moreWaiting:
+                // Producers wake the loop only on empty → non-empty: what the budget left, or what arrived behind
+                // this snapshot, runs only if the loop wakes itself.
+                uv_async_send(async)
+            case .idle:
+                break
+            case .closed:
+                beginShutdown()
+            }
+        }
+
+        /// Runs at most one budget of posted closures and executor jobs, releasing each right after it ran.
+        private func runPosts() {
+            if batchIndex == batch.count {
+                batch.removeAll(keepingCapacity: true)
+                batchIndex = 0
+                inbox.takeAll(into: &batch)
+            }
+            var ran = 0
+            while ran < postsPerIteration && batchIndex < batch.count {
+                let job = batch[batchIndex].take()!
+                batchIndex += 1
+                job()
+                ran += 1
+            }
+        }
+
+        fileprivate func timerFired() {
+            armedDeadline = nil
+            let now = Self.clockNow().nanoseconds
+            // Timers scheduled by this phase's callbacks wait for the next phase, even when already due.
+            let mark = timers.sequenceMark
+            while let firing = timers.popDue(now: now, scheduledBefore: mark) {
+                firing.run()
+            }
+        }
+
+        /// Arms the uv timer for the earliest deadline (libuv's prepare phase, right before it blocks).
+        fileprivate func prepareToWait() {
+            guard !isShuttingDown else { return }
+            let next = timers.nextDeadline
+            guard next != armedDeadline else { return }
+            armedDeadline = next
+            guard let next else {
+                uv_timer_stop(timer)
+                return
+            }
+            // libuv's clock has millisecond resolution: round up, so the uv timer never fires before the deadline.
+            uv_update_time(loop)
+            let deadlineMs = next / 1_000_000 + (next % 1_000_000 == 0 ? 0 : 1)
+            let timeout = max(0, deadlineMs - Int64(uv_now(loop)))
+            uv_timer_start(timer, _mainlineEventLoopTimer, UInt64(timeout), 0)
+        }
+
+        /// Everything posted has run and the inbox is closed: close every handle so that `uv_run` returns.
+        private func beginShutdown() {
+            isShuttingDown = true
+            timers.close()
+            // After this no thread can signal the async handle, so it may be closed and freed.
+            waker.disconnect()
+            _UVResources.close(async, for: .eventLoop)
+            _UVResources.close(timer, for: .eventLoop)
+            _UVResources.close(prepare, for: .eventLoop)
+        }
+    }
+}
+
+// libuv calls plain C function pointers: nonisolated top-level functions, the driver in `handle->data`.
+
+private func _mainlineEventLoopAsync(_ handle: UnsafeMutablePointer<uv_async_t>?) {
+    EventLoop._Driver.from(handle?.pointee.data).asyncFired()
+}
+
+private func _mainlineEventLoopTimer(_ handle: UnsafeMutablePointer<uv_timer_t>?) {
+    EventLoop._Driver.from(handle?.pointee.data).timerFired()
+}
+
+private func _mainlineEventLoopPrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
+    EventLoop._Driver.from(handle?.pointee.data).prepareToWait()
+}

@@ -1,0 +1,156 @@
+import Dispatch
+
+/// A secondary loop: a libuv event loop on a thread of its own, for I/O and background work.
+///
+/// All operations on `EventLoop` are thread-safe.
+///
+/// The main loop (``MainLoop``) hosts the main actor and the MVVM layers; an `EventLoop` serves everything that
+/// should not run there — sockets, files, protocol state machines, background timers. It runs posted closures
+/// (``post(_:)``), timers (``schedule(after:_:)``, ``scheduleRepeating(every:_:)``) and Swift concurrency jobs: it is
+/// a `SerialExecutor`, so an actor can live on it, and a `TaskExecutor`, so a task can prefer it. All of them run
+/// serialized on the loop's thread, which the initializer starts and ``stop()`` ends.
+///
+/// An actor on the loop, called from anywhere, and reached from the loop's own callbacks:
+///
+/// ```swift
+/// actor Connection {
+///     let loop: EventLoop
+///     private var received = 0
+///
+///     init(loop: EventLoop) { self.loop = loop }
+///
+///     // Every job of this actor runs on the loop's thread.
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
+///
+///     func didReceive(_ count: Int) { received += count }
+/// }
+///
+/// let loop = EventLoop(name: "io")
+/// let connection = Connection(loop: loop)
+/// await connection.didReceive(512)                         // hops onto the loop
+/// loop.schedule(after: .seconds(1)) {
+///     connection.assumeIsolated { $0.didReceive(0) }       // already on the loop: no hop
+/// }
+/// let checksum = await Task(executorPreference: loop) {   // nonisolated work on the loop's thread
+///     computeChecksum()
+/// }.value
+/// loop.stop()
+/// await loop.waitUntilStopped()
+/// ```
+///
+/// Guarantees:
+/// - Closures posted from one thread run in the order they were posted, each exactly once, at most
+///   ``LoopBudgets/postsPerIteration`` per iteration, so that a flood never starves timers.
+/// - Timers fire in deadline order; timers with equal deadlines fire in the order they were scheduled.
+/// - ``stop()`` is final: work already posted still runs, timers are cancelled, every libuv handle is closed, the
+///   libuv loop is closed and the thread exits.
+///
+/// - Important: A job for an actor or task on the loop that arrives after the loop has completely stopped traps
+///   (see ``enqueue(_:)``): stop a loop only once the actors and tasks that use it are done.
+/// - Note: Dropping the last reference to a running loop stops it (work already posted still runs). The loop's
+///   thread does not keep the `EventLoop` alive, but every posted job for an actor or task on it does.
+public final class EventLoop: Sendable {
+    // Sendable: both stored properties are immutable; the driver is thread-safe (see `_Driver`).
+
+    /// The loop's name, given to its thread (Linux shows the first 15 bytes, e.g. in `top -H`).
+    public let name: String
+    let driver: _Driver
+
+    /// Creates a loop and starts its thread.
+    ///
+    /// The thread runs until ``stop()``, or until the loop is no longer referenced.
+    ///
+    /// - Parameter name: The loop's name, also the thread's name (cut to 15 bytes by Linux).
+    public convenience init(name: String = "mainline-event-loop") {
+        self.init(name: name, postsPerIteration: LoopBudgets.default.postsPerIteration)
+    }
+
+    /// Creates a loop with a post budget of its own (for the package's tests).
+    package init(name: String, postsPerIteration: Int) {
+        self.name = name
+        driver = _Driver(name: name, postsPerIteration: postsPerIteration)
+        driver.start()
+    }
+
+    deinit {
+        driver.stop()
+    }
+
+    /// Whether the caller runs on this loop's thread: inside one of its posts, timers or jobs.
+    ///
+    /// On the loop's thread the caller is isolated to the loop (and to every actor whose executor it is).
+    public var inEventLoop: Bool { _Thread.isCurrentLoop(driver.identity) }
+
+    /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
+    public var now: LoopInstant { _Driver.clockNow() }
+
+    /// Runs `body` on the loop's thread, soon.
+    ///
+    /// Never blocks beyond a short critical section and never runs `body` synchronously, not even when called on
+    /// the loop. Bodies posted from one thread run in the order they were posted, each exactly once; each is
+    /// released right after it ran.
+    ///
+    /// ```swift
+    /// loop.post { connection.assumeIsolated { $0.flush() } }
+    /// ```
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, in which case `body` is
+    ///   released without running.
+    @discardableResult
+    public func post(_ body: @escaping @Sendable () -> Void) -> Bool {
+        driver.inbox.post(body)
+    }
+
+    /// Stops the loop. Idempotent; never blocks.
+    ///
+    /// From this call on ``post(_:)`` returns `false` and pending timers are cancelled (a timer callback already
+    /// running finishes). The loop thread then runs everything already posted — and jobs of tasks still running on
+    /// the loop, until none is left — closes every handle and the libuv loop, resumes ``waitUntilStopped()`` and
+    /// exits.
+    public func stop() {
+        driver.stop()
+    }
+
+    /// Suspends until the loop has stopped: every handle and the libuv loop are closed and the thread is done with
+    /// them. Returns at once when the loop has already stopped.
+    ///
+    /// - Important: Don't await this from an actor or task that runs on this loop: it resumes after the loop can no
+    ///   longer run anything, so the resumption would be a job enqueued on a stopped loop, which traps.
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let registered = driver.lifecycle.withLock { $0.addWaiter(continuation) }
+            if !registered { continuation.resume() }
+        }
+    }
+
+    /// Stops the loop and blocks the calling thread until it has stopped: for code that cannot `await`.
+    ///
+    /// Same as ``stop()`` followed by ``waitUntilStopped()``. In async code prefer those: blocking a thread of the
+    /// cooperative pool can starve other tasks.
+    ///
+    /// - Precondition: Not called on the loop's own thread; that would wait for the thread to finish while being
+    ///   that thread, and traps with a message saying so.
+    public func stopAndWait() {
+        precondition(
+            !inEventLoop,
+            """
+            EventLoop.stopAndWait() was called on the thread of EventLoop '\(name)' itself: it waits for that \
+            thread to finish, which can never happen while it waits. Call stop() on the loop instead, or call \
+            stopAndWait() from another thread.
+            """
+        )
+        stop()
+        let stopped = DispatchSemaphore(value: 0)
+        if driver.lifecycle.withLock({ $0.addBlockedWaiter(stopped) }) { stopped.wait() }
+    }
+
+    /// What `uv_loop_close` returned once the loop has stopped (0: every handle was closed), for the package's
+    /// tests.
+    package var loopCloseResult: Int32? { driver.lifecycle.withLock { $0.closeResult } }
+}
+
+extension EventLoop: CustomStringConvertible {
+    /// `EventLoop(<name>)`.
+    public var description: String { "EventLoop(\(name))" }
+}
