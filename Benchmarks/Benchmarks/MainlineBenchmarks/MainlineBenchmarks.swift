@@ -1,0 +1,119 @@
+import Benchmark
+import Dispatch
+import MainlineLoop
+
+// Mainline's main loop against `DispatchQueue.main` and a SwiftNIO event loop, side by side: every group runs the
+// same workload on each peer, so that the ratios can be read off one table. See README.md for what each group
+// measures and the figures.
+//
+// Hosting: the harness owns `main` (an async main that ends in `dispatchMain()`), so Mainline runs as a guest,
+// pumped from the dispatch main queue — the mode a service with an async main gets. The benchmark closures are
+// synchronous and run on a harness thread that is neither the main thread nor a consumer; they block on a
+// semaphore until the consumer has run the last job, so no work of one iteration leaks into the next.
+
+let benchmarks: @Sendable () -> Void = {
+    MainLoop.main.attachAsGuest()
+
+    let warmUp: @Sendable () async throws -> Void = {
+        for peer in Peer.allCases { peer.warmUp() }
+    }
+
+    // 1. Post throughput: 1,000,000 posts per iteration from 1 or 2 producer threads, then wait for the last job.
+    //    Scaled by `.mega`, so wall clock reads as ns per post and throughput as posts per second.
+    for producers in [oneProducer, twoProducers] {
+        for peer in Peer.allCases {
+            let label = producers.count == 1 ? "1 producer" : "\(producers.count) producers"
+            Benchmark(
+                "Post throughput, \(label): \(peer.rawValue)",
+                configuration: .init(
+                    metrics: [.wallClock, .throughput],
+                    timeUnits: .nanoseconds,
+                    warmupIterations: 2,
+                    scalingFactor: .mega,
+                    maxDuration: .seconds(4),
+                    maxIterations: 25,
+                    setup: warmUp
+                )
+            ) { benchmark in
+                let total = benchmark.scaledIterations.count
+                let perProducer = total / producers.count
+                postSink.arm(perProducer * producers.count)
+                producers.run { _ in peer.postTicks(perProducer) }
+                postSink.wait()
+            }
+        }
+    }
+
+    // 2. Round trip: post one job that signals a semaphore the posting thread waits on. One round trip per
+    //    iteration, so the wall-clock percentiles are the round-trip latency percentiles.
+    for peer in Peer.allCases {
+        Benchmark(
+            "Round trip: \(peer.rawValue)",
+            configuration: .init(
+                metrics: [.wallClock],
+                timeUnits: .nanoseconds,
+                warmupIterations: 1_000,
+                scalingFactor: .one,
+                maxDuration: .seconds(3),
+                maxIterations: 50_000,
+                setup: warmUp
+            )
+        ) { _ in
+            peer.postReply()
+            roundTripReply.wait()
+        }
+    }
+
+    // 3. Timers: schedule 100,000 one-shot timers (delays spread over 0–50 ms) from inside the loop, then wait
+    //    until all have fired. The custom metric is the scheduling alone, in ns per timer; wall clock is the whole
+    //    iteration (≥ 50 ms: the last deadline).
+    let schedulingCost = BenchmarkMetric.custom("schedule ns/timer", polarity: .prefersSmaller, useScalingFactor: false)
+    let timerPeers: [(name: String, post: @Sendable () -> Void)] = [
+        ("Mainline schedule(after:)", { MainLoop.main.post { TimerWorkload.scheduleOnMainline() } }),
+        ("NIO scheduleTask(in:)", { nioLoop.execute { TimerWorkload.scheduleOnNIO() } }),
+    ]
+    for (name, post) in timerPeers {
+        Benchmark(
+            "Timers, 100k over 50 ms: \(name)",
+            configuration: .init(
+                metrics: [.wallClock, schedulingCost],
+                timeUnits: .milliseconds,
+                warmupIterations: 2,
+                scalingFactor: .one,
+                maxDuration: .seconds(3),
+                maxIterations: 30,
+                setup: {
+                    try await warmUp()
+                    _ = TimerWorkload.delays
+                }
+            )
+        ) { benchmark in
+            timerSink.arm(TimerWorkload.count)
+            post()
+            timerSink.wait()
+            benchmark.measurement(schedulingCost, Int(timerSink.elapsedNanoseconds) / TimerWorkload.count)
+        }
+    }
+
+    // 4. Allocations in steady state: 1,000 posts per iteration from the benchmark thread, counted by the malloc
+    //    interposer across all threads (producer and consumer). Deliberately not scaled: the table shows the count
+    //    per 1,000 posts, so that a fraction of an allocation per post (a per-wake-up cost) stays visible.
+    //    The warm-up iterations grow every queue to its steady-state capacity first.
+    for peer in Peer.allCases {
+        Benchmark(
+            "Allocations per 1,000 posts: \(peer.rawValue)",
+            configuration: .init(
+                metrics: [.mallocCountTotal],
+                warmupIterations: 50,
+                scalingFactor: .one,
+                maxDuration: .seconds(2),
+                maxIterations: 500,
+                setup: warmUp
+            )
+        ) { _ in
+            postSink.arm(1_000)
+            peer.postTicks(1_000)
+            postSink.wait()
+        }
+    }
+}

@@ -1,0 +1,33 @@
+// swift-tools-version:6.1
+//
+// Mainline's benchmarks: a package of its own, so that `swift test` at the root never builds the harness.
+// Run with `swift package benchmark` from this directory (see README.md).
+
+import PackageDescription
+
+let package = Package(
+    name: "MainlineBenchmarks",
+    dependencies: [
+        .package(name: "Mainline", path: ".."),
+        // Only the MallocInterposer trait: the default traits also pull swift-runtime-interposer, which this
+        // package does not need (it measures mallocs, not ARC traffic).
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "MainlineBenchmarks",
+            dependencies: [
+                .product(name: "MainlineLoop", package: "Mainline"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/MainlineBenchmarks",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "package-benchmark")
+            ]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)
