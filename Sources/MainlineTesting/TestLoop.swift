@@ -12,6 +12,7 @@ import MainlineLoop
 /// - ``runUntilIdle()`` runs iterations until nothing is left to do *now*.
 /// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
+/// - ``simulateBusy(for:)`` moves time without running anything, as a long callback would on a real loop.
 ///
 /// ```swift
 /// @MainActor @Test func debouncedSaveRunsOnceAfterTheLastEdit() {
@@ -168,6 +169,31 @@ public final class TestLoop: Loop {
             runUntilIdle()
         }
         now = max(now, instant)
+    }
+
+    /// Moves virtual time forward by `duration` without running anything, as if the code running now had kept
+    /// the loop busy that long.
+    ///
+    /// Call it from inside a callback to test how code copes with a loop that reaches its timers late, or between
+    /// steps to model a loop that was blocked. Timers that became due meanwhile run at the next step, at the new
+    /// ``now``: late, as they would on a real loop. A repeating timer then fires once and skips the firings it
+    /// missed (see ``ScheduledTask/skippedFirings``).
+    ///
+    /// ```swift
+    /// loop.schedule(after: .milliseconds(150)) { loop.simulateBusy(for: .milliseconds(300)) }
+    /// ```
+    ///
+    /// - Parameter duration: How long the loop is busy. A negative duration is reported to ``Diagnostics`` as
+    ///   `.timeTravel` and ignored.
+    public func simulateBusy(for duration: Duration) {
+        guard duration >= .zero else {
+            Diagnostics.report(
+                .timeTravel,
+                "TestLoop.simulateBusy(for: \(duration)) would move time backwards from \(now); a loop can only be busy for a positive duration. Ignoring it."
+            )
+            return
+        }
+        now = now + duration
     }
 
     // MARK: Inspection
