@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
+        .executable(name: "guest-loop", targets: ["guest-loop"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0")
@@ -38,6 +39,7 @@ let package = Package(
 
         // Runnable programs. `swift run hello-loop` is the README's first command.
         .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
+        .executableTarget(name: "guest-loop", dependencies: ["Mainline"], path: "Examples/guest-loop"),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.

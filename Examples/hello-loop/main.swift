@@ -24,6 +24,14 @@ let seconds = arguments.firstIndex(of: "--seconds").flatMap { arguments.dropFirs
 }
 let progress = Progress()
 
+// `--seconds N` stops the loop after N seconds, for scripts and CI.
+if let seconds {
+    loop.schedule(after: .seconds(seconds)) {
+        print("\(seconds) s elapsed: stopping")
+        loop.stop()
+    }
+}
+
 // Three workers on their own threads. They never touch `progress`: they post closures into the loop.
 let workers = 3
 let stepsPerWorker = 4
@@ -54,13 +62,6 @@ loop.onSignal(.sigint) { signal in
     loop.stop()
 }
 
-if let seconds {
-    loop.schedule(after: .seconds(seconds)) {
-        print("\(seconds) s elapsed: stopping")
-        loop.stop()
-    }
-}
-
 print("hello-loop: running (Ctrl-C to stop)")
-loop.run()
+loop.run()  // owner mode: runs libuv on the main thread until stop()
 print("stopped cleanly after \(progress.ticks) ticks and \(progress.finishedSteps) worker steps")

@@ -11,6 +11,16 @@
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *msg);
 
+// Public libdispatch API, declared here because the C target does not see <dispatch/dispatch.h>:
+// `dispatch_get_main_queue()` is `&_dispatch_main_q`.
+struct dispatch_queue_s;
+extern struct dispatch_queue_s _dispatch_main_q;
+extern void dispatch_async_f(struct dispatch_queue_s *queue, void *context, void (*work)(void *));
+
+void mainline_dispatch_async_main(void *context, void (*work)(void *context)) {
+    dispatch_async_f(&_dispatch_main_q, context, work);
+}
+
 int mainline_dispatch_main_queue_fd(void) { return _dispatch_get_main_queue_handle_4CF(); }
 
 void mainline_dispatch_drain_main_queue(void) { _dispatch_main_queue_callback_4CF(0); }

@@ -27,16 +27,21 @@ public struct LoopInstant: Hashable, Comparable, Sendable, InstantProtocol, Cust
         .nanoseconds(other.nanoseconds &- nanoseconds)
     }
 
+    /// Whether `lhs` comes before `rhs` on the clock.
     public static func < (lhs: LoopInstant, rhs: LoopInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 
+    /// The instant `rhs` after `lhs`; saturates rather than overflows.
     public static func + (lhs: LoopInstant, rhs: Duration) -> LoopInstant { lhs.advanced(by: rhs) }
 
+    /// The instant `rhs` before `lhs`; saturates rather than overflows.
     public static func - (lhs: LoopInstant, rhs: Duration) -> LoopInstant { lhs.advanced(by: .zero - rhs) }
 
+    /// The time from `rhs` to `lhs`.
     public static func - (lhs: LoopInstant, rhs: LoopInstant) -> Duration { rhs.duration(to: lhs) }
 
+    /// The time since the clock's origin, for logs: `LoopInstant(1.5 seconds)`.
     public var description: String {
         "LoopInstant(\(Duration.nanoseconds(nanoseconds)))"
     }

@@ -27,6 +27,7 @@ public struct LoopSignal: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// `SIGHUP`: hang-up, by convention "reload your configuration" for daemons.
     public static let sighup = LoopSignal(rawValue: SIGHUP)
 
+    /// The signal's name (`SIGINT`, `SIGTERM`, `SIGHUP`), or `signal N` for others.
     public var description: String {
         switch rawValue {
         case SIGINT: "SIGINT"

@@ -1,12 +1,12 @@
 import MainlineLoop
 
-/// Records the ``Diagnostics`` reports made while a test's code runs, instead of trapping.
+/// Records the `Diagnostics` reports made while a test's code runs, instead of trapping.
 ///
 /// All operations on `DiagnosticsRecorder` are thread-safe.
 ///
-/// The recorder installs itself for the current task only (``Diagnostics/withHandler(_:operation:)-(_,()->R)``),
+/// The recorder installs itself for the current task only (`Diagnostics.withHandler(_:operation:)`),
 /// so tests running in parallel never see each other's reports. Reports made on other threads (for example by a
-/// real ``MainLoop``'s callbacks) still go to the process-wide handler.
+/// real `MainLoop`'s callbacks) still go to the process-wide handler.
 ///
 /// ```swift
 /// @MainActor @Test func zeroIntervalIsReportedAndClamped() {
@@ -28,7 +28,7 @@ public final class DiagnosticsRecorder: Sendable {
     /// The kinds of everything recorded so far, in order.
     public var kinds: [DiagnosticKind] { diagnostics.map(\.kind) }
 
-    /// A handler that records into this recorder, for ``Diagnostics/setHandler(_:)`` when a test must capture
+    /// A handler that records into this recorder, for `Diagnostics.setHandler(_:)` when a test must capture
     /// reports made on other threads.
     public var handler: Diagnostics.Handler {
         { [storage] diagnostic in storage.withLock { $0.append(diagnostic) } }
@@ -44,6 +44,9 @@ public final class DiagnosticsRecorder: Sendable {
 
     /// Runs the asynchronous `body`, recording every report it makes in the current task.
     ///
+    /// - Parameters:
+    ///   - isolation: The actor `body` runs on; leave the default (the caller's).
+    ///   - body: The code to run.
     /// - Returns: What `body` returned.
     @discardableResult
     public func record<R>(

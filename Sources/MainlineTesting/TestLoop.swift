@@ -5,13 +5,14 @@ import MainlineLoop
 /// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)`` and
 /// ``stop()``, which any thread may call (what they ask for waits until the test steps the loop).
 ///
-/// It runs the same scheduling core as ``MainLoop`` — the same timer ordering, post budget and settle rounds —
-/// but time starts at ``LoopInstant/zero`` and moves only when the test says so:
+/// It runs the same scheduling core as `MainLoop` — the same timer ordering, post budget and settle rounds —
+/// but time starts at `LoopInstant.zero` and moves only when the test says so:
 ///
 /// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle.
-/// - ``runUntilIdle()`` runs iterations until nothing is left to do *now*.
+/// - ``runUntilIdle(maxIterations:)`` runs iterations until nothing is left to do *now*.
 /// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
+/// - ``simulateBusy(for:)`` moves time without running anything, as a long callback would on a real loop.
 ///
 /// ```swift
 /// @MainActor @Test func debouncedSaveRunsOnceAfterTheLastEdit() {
@@ -37,7 +38,7 @@ public final class TestLoop: Loop {
     /// Creates a test loop whose clock reads `now`.
     ///
     /// - Parameters:
-    ///   - now: The starting time; ``LoopInstant/zero`` unless a test needs another.
+    ///   - now: The starting time; `LoopInstant.zero` unless a test needs another.
     ///   - budgets: The per-iteration budgets, so tests can exercise budget boundaries with small numbers.
     public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
         self.now = now
@@ -63,7 +64,7 @@ public final class TestLoop: Loop {
     }
 
     /// Stops the loop. Thread-safe and idempotent. Posts are refused from now on; the next step runs what was
-    /// already posted, settles, and cancels timers and signal handlers, as ``MainLoop/stop()`` does.
+    /// already posted, settles, and cancels timers and signal handlers, as `MainLoop.stop()` does.
     public nonisolated func stop() {
         core.posts.close()
     }
@@ -76,13 +77,13 @@ public final class TestLoop: Loop {
         set { core.budgets = newValue }
     }
 
-    /// Runs `body` once when `delay` of virtual time has passed. See ``Loop/schedule(after:_:)``.
+    /// Runs `body` once when `delay` of virtual time has passed. See `Loop.schedule(after:_:)`.
     @discardableResult
     public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
         core.schedule(after: delay, now: now, body)
     }
 
-    /// Runs `body` every `interval` of virtual time. See ``Loop/scheduleRepeating(every:_:)``.
+    /// Runs `body` every `interval` of virtual time. See `Loop.scheduleRepeating(every:_:)`.
     @discardableResult
     public func scheduleRepeating(
         every interval: Duration,
@@ -91,13 +92,13 @@ public final class TestLoop: Loop {
         core.scheduleRepeating(every: interval, now: now, body)
     }
 
-    /// Marks `notification` pending for the settle phase of the next step. See ``Loop/requestSettle(_:)``.
+    /// Marks `notification` pending for the settle phase of the next step. See `Loop.requestSettle(_:)`.
     @discardableResult
     public func requestSettle(_ notification: SettleNotification) -> Bool {
         core.requestSettle(notification)
     }
 
-    /// Registers a handler for `signal`, delivered by ``raise(_:)``. See ``Loop/onSignal(_:_:)``.
+    /// Registers a handler for `signal`, delivered by ``raise(_:)``. See `Loop.onSignal(_:_:)`.
     @discardableResult
     public func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
         -> SignalRegistration
@@ -122,7 +123,7 @@ public final class TestLoop: Loop {
     /// Runs iterations at the current time until nothing is left to do now (timers in the future stay).
     ///
     /// - Parameter maxIterations: A guard against code that never lets the loop go idle (an event that
-    ///   retriggers itself forever). Reaching it is reported to ``Diagnostics`` as `.loopNeverIdle`.
+    ///   retriggers itself forever). Reaching it is reported to `Diagnostics` as `.loopNeverIdle`.
     /// - Returns: How many iterations ran.
     @discardableResult
     public func runUntilIdle(maxIterations: Int = 10_000) -> Int {
@@ -153,7 +154,7 @@ public final class TestLoop: Loop {
     /// First runs what is due now; then, timer by timer, sets ``now`` to the next deadline not after `instant`
     /// and runs until idle; finally leaves ``now`` at `instant`.
     ///
-    /// - Parameter instant: The target time. An instant before ``now`` is reported to ``Diagnostics`` as
+    /// - Parameter instant: The target time. An instant before ``now`` is reported to `Diagnostics` as
     ///   `.timeTravel`, and time stays where it is (what is due now still runs).
     public func advance(to instant: LoopInstant) {
         if instant < now {
@@ -168,6 +169,31 @@ public final class TestLoop: Loop {
             runUntilIdle()
         }
         now = max(now, instant)
+    }
+
+    /// Moves virtual time forward by `duration` without running anything, as if the code running now had kept
+    /// the loop busy that long.
+    ///
+    /// Call it from inside a callback to test how code copes with a loop that reaches its timers late, or between
+    /// steps to model a loop that was blocked. Timers that became due meanwhile run at the next step, at the new
+    /// ``now``: late, as they would on a real loop. A repeating timer then fires once and skips the firings it
+    /// missed (see `ScheduledTask.skippedFirings`).
+    ///
+    /// ```swift
+    /// loop.schedule(after: .milliseconds(150)) { loop.simulateBusy(for: .milliseconds(300)) }
+    /// ```
+    ///
+    /// - Parameter duration: How long the loop is busy. A negative duration is reported to `Diagnostics` as
+    ///   `.timeTravel` and ignored.
+    public func simulateBusy(for duration: Duration) {
+        guard duration >= .zero else {
+            Diagnostics.report(
+                .timeTravel,
+                "TestLoop.simulateBusy(for: \(duration)) would move time backwards from \(now); a loop can only be busy for a positive duration. Ignoring it."
+            )
+            return
+        }
+        now = now + duration
     }
 
     // MARK: Inspection

@@ -131,24 +131,53 @@ struct TestLoopTimerTests {
     @Test func lateRepeatingFiringsAreSkippedAndCountedNotRunBackToBack() {
         var times: [LoopInstant] = []
         let task = loop.scheduleRepeating(every: .milliseconds(100)) { _ in times.append(loop.now) }
-        // A callback that holds the loop for 350 ms of virtual time, right before the first firing.
-        loop.schedule(after: .milliseconds(100)) { }
-        loop.advance(by: .milliseconds(50))
-        // Jump the clock by stepping only at 450 ms: everything due up to then fires once, in deadline order.
-        let busy = TestLoop()
-        _ = busy
-        loop.advance(by: .milliseconds(50))  // 100 ms: first firing on time
-        #expect(times == [.zero + .milliseconds(100)])
-        // Simulate lateness: the callback itself moves nothing, so reproduce a late loop with a long callback
-        // that runs before the next deadline and advances the test clock from inside it is not possible;
-        // instead check the arithmetic through a loop whose first step happens late.
-        let late = TestLoop()
-        var lateTimes: [LoopInstant] = []
-        let lateTask = late.scheduleRepeating(every: .milliseconds(100)) { _ in lateTimes.append(late.now) }
-        late.runIteration()
-        #expect(lateTimes.isEmpty)
-        _ = task
-        _ = lateTask
+        // A callback at 150 ms keeps the loop busy for 300 ms: the firings due at 200, 300 and 400 ms are late.
+        loop.schedule(after: .milliseconds(150)) { loop.simulateBusy(for: .milliseconds(300)) }
+        loop.advance(by: .milliseconds(520))
+        // 200 fires once, late, at 450; 300 and 400 are skipped; the fixed rate resumes at 500.
+        #expect(times == [100, 450, 500].map { .zero + .milliseconds($0) })
+        #expect(task.skippedFirings == 2)
+        #expect(task.firings == 3)
+        #expect(task.deadline == .zero + .milliseconds(600))
+        task.cancel()
+    }
+
+    @Test func aOneShotTimerReachedLateFiresOnceAtTheLateTime() {
+        var times: [LoopInstant] = []
+        loop.schedule(after: .milliseconds(100)) { times.append(loop.now) }
+        loop.simulateBusy(for: .milliseconds(250))
+        loop.runIteration()
+        #expect(times == [.zero + .milliseconds(250)])
+    }
+
+    @Test func timersDueAtTheSameLateStepStillFireInDeadlineOrder() {
+        var log: [String] = []
+        loop.schedule(after: .milliseconds(30)) { log.append("30") }
+        loop.schedule(after: .milliseconds(10)) { log.append("10") }
+        loop.schedule(after: .milliseconds(20)) { log.append("20") }
+        loop.simulateBusy(for: .milliseconds(50))
+        loop.runIteration()
+        #expect(log == ["10", "20", "30"])
+    }
+
+    @Test func movingTimeBackwardsIsReportedAndTimeStays() {
+        let diagnostics = DiagnosticsRecorder()
+        loop.advance(by: .seconds(2))
+        diagnostics.record {
+            loop.advance(to: .zero + .seconds(1))
+            loop.simulateBusy(for: .seconds(-1))
+        }
+        #expect(diagnostics.kinds == [.timeTravel, .timeTravel])
+        #expect(loop.now == .zero + .seconds(2))
+    }
+
+    @Test func aTimerScheduledFromATimerCallbackUsesTheCallbacksDeadlineAsNow() {
+        var times: [LoopInstant] = []
+        loop.schedule(after: .milliseconds(10)) {
+            loop.schedule(after: .milliseconds(5)) { times.append(loop.now) }
+        }
+        loop.advance(by: .seconds(1))
+        #expect(times == [.zero + .milliseconds(15)])
     }
 
     @Test func aNonPositiveRepeatingIntervalIsReportedAndClamped() {

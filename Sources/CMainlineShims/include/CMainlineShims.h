@@ -17,6 +17,10 @@ void mainline_dispatch_drain_main_queue(void);
 /// Reads (and so resets) the main queue's eventfd counter. Returns false when nothing was pending.
 bool mainline_dispatch_acknowledge_main_queue_wakeup(void);
 
+/// Queues `work(context)` on the dispatch main queue without allocating (`dispatch_async_f`, which Swift's
+/// Dispatch overlay does not expose). Thread-safe.
+void mainline_dispatch_async_main(void *context, void (*work)(void *context));
+
 /// True on the process main thread (gettid() == getpid()); never cached by the optimizer.
 bool mainline_is_main_thread(void);
 

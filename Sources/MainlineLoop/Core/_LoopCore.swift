@@ -28,7 +28,7 @@ package final class _LoopCore {
     private let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
     /// Jobs taken from `posts` and not yet run (protected by the main actor).
-    private var batch = ContiguousArray<_PostQueue.Job?>()
+    private var batch = ContiguousArray<_PostQueue.Slot>()
     private var batchIndex = 0
 
     private static let logger = Logger(label: "mainline.loop")
@@ -85,9 +85,7 @@ package final class _LoopCore {
             task.cancel()
             return task
         }
-        let previous = timers.nextDeadline
-        timers.insert(task)
-        if previous.map({ task.deadline < $0 }) ?? true { needsAttention?() }
+        if timers.insert(task) { needsAttention?() }
         return task
     }
 
@@ -143,7 +141,7 @@ package final class _LoopCore {
                 next &+= missed &* interval
             }
             task.deadline = LoopInstant(nanoseconds: next)
-            timers.insert(task)
+            _ = timers.insert(task)  // inside the timer phase: the driver re-arms after the phase anyway
             body(task)
         case nil:
             preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.state))")
@@ -169,7 +167,9 @@ package final class _LoopCore {
         var ran = 0
         while ran < limit && batchIndex < batch.count {
             // Release each closure as soon as it has run: releasing a large batch at once stalls the loop.
-            let job = batch[batchIndex].take()!
+            // (Not `Optional.take()`: it brings back the per-job reabstraction allocation `Slot` avoids.)
+            let job = batch[batchIndex].job!
+            batch[batchIndex].job = nil
             batchIndex += 1
             job()
             ran += 1

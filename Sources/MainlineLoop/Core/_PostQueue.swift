@@ -10,6 +10,20 @@ package final class _PostQueue: @unchecked Sendable {
     // @unchecked Sendable: `incoming`, `isClosed` and `waker` are protected by `lock`.
     package typealias Job = @MainActor @Sendable () -> Void
 
+    /// A job as the arrays hold it.
+    ///
+    /// Wrapping the closure in a struct keeps it at its concrete abstraction level. A bare `Job?` element is stored
+    /// at the generic one, which costs a reabstraction-thunk context — one `malloc` on every append and a `free`
+    /// on every take, two thirds of the post path's CPU when measured. With the wrapper a post allocates nothing
+    /// once the arrays have grown.
+    package struct Slot {
+        /// The job; `nil` once it has been taken to run.
+        package var job: Job?
+
+        @inline(__always)
+        init(_ job: @escaping Job) { self.job = job }
+    }
+
     /// What `enqueue` did.
     package enum EnqueueResult {
         /// The queue is closed: the job was not taken.
@@ -21,7 +35,7 @@ package final class _PostQueue: @unchecked Sendable {
     }
 
     private let lock = _Lock()
-    private var incoming = ContiguousArray<Job?>()
+    private var incoming = ContiguousArray<Slot>()
     private var isClosed = false
     private var waker: (@Sendable () -> Void)?
 
@@ -33,7 +47,7 @@ package final class _PostQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if isClosed { return .closed }
-        incoming.append(job)
+        incoming.append(Slot(job))
         guard incoming.count == 1 else { return .enqueued }
         // The waker runs under the lock so that it can never race with `setWaker(nil)`: once the loop has
         // removed its waker (and is about to free what the waker touches), no producer can still be calling it.
@@ -68,7 +82,7 @@ package final class _PostQueue: @unchecked Sendable {
     package var hasIncoming: Bool { lock.withLock { !incoming.isEmpty } }
 
     /// Swaps every waiting job into `batch`, which must be empty; `batch`'s old storage is kept for reuse.
-    package func takeAll(into batch: inout ContiguousArray<Job?>) {
+    package func takeAll(into batch: inout ContiguousArray<Slot>) {
         precondition(batch.isEmpty, "BUG DETECTED: the post batch must be empty before the next take")
         lock.withLock { swap(&incoming, &batch) }
     }

@@ -38,13 +38,16 @@ final class _TimerQueue {
 
     /// Inserts `task`, due at its `deadline`.
     ///
+    /// - Returns: Whether `task` is now the earliest entry (so whoever arms a clock for the queue must re-arm).
+    ///   A cancelled entry still at the top counts as earlier: re-arming for it only wakes the loop once early.
     /// - Complexity: O(log n).
-    func insert(_ task: ScheduledTask) {
+    @discardableResult
+    func insert(_ task: ScheduledTask) -> Bool {
         task.sequence = nextSequence
         nextSequence &+= 1
         task.queue = self
         heap.append(Entry(deadline: task.deadline.nanoseconds, sequence: task.sequence, task: task))
-        siftUp(heap.count - 1)
+        return siftUp(heap.count - 1) == 0
     }
 
     /// Removes and returns the earliest live task that is due at `now` and was scheduled before `mark`.
@@ -93,7 +96,9 @@ final class _TimerQueue {
         }
     }
 
-    private func siftUp(_ start: Int) {
+    /// Moves the entry at `start` up to its place. Returns where it ended.
+    @discardableResult
+    private func siftUp(_ start: Int) -> Int {
         var child = start
         let entry = heap[child]
         while child > 0 {
@@ -103,6 +108,7 @@ final class _TimerQueue {
             child = parent
         }
         heap[child] = entry
+        return child
     }
 
     private func siftDown(_ start: Int) {

@@ -19,6 +19,7 @@ public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
+    /// `Mainline misuse [kind]: message`: what the default handler traps or logs with.
     public var description: String {
         "Mainline misuse [\(kind)]: \(message)"
     }

@@ -13,6 +13,7 @@ public struct DiagnosticKind: RawRepresentable, Hashable, Sendable, CustomString
         self.rawValue = rawValue
     }
 
+    /// The identifier, as logs and test failures show it.
     public var description: String { rawValue }
 }
 

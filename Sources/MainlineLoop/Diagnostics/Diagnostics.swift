@@ -70,6 +70,7 @@ public enum Diagnostics {
     /// - Parameters:
     ///   - handler: The handler for the duration of `operation`.
     ///   - operation: The code to run.
+    ///   - isolation: The actor `operation` runs on; leave the default (the caller's).
     /// - Returns: What `operation` returned.
     public static func withHandler<R>(
         _ handler: @escaping Handler,

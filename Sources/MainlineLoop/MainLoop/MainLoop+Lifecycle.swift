@@ -12,6 +12,7 @@ extension MainLoop {
         /// Shut down: every handle is closed. Terminal.
         case stopped
 
+        /// The state's name, as `state` is logged: `idle`, `guest`, `owner`, `stopping` or `stopped`.
         public var description: String {
             switch self {
             case .idle: "idle"

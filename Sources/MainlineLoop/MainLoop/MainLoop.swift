@@ -217,9 +217,9 @@ public final class MainLoop: Loop, @unchecked Sendable {
             if takeOverFromGuest {
                 driver.guestPump?.detach()
                 driver.guestPump = nil
-            } else {
-                core.posts.setWaker { driver.wake() }
             }
+            // Owner mode: libuv runs on this thread, and the async handle alone wakes it.
+            core.posts.setWaker { driver.wake() }
             driver.startDrainingMainQueue()
             driver.runUntilClosed()
             // Main-queue work submitted before the loop closed runs now rather than never.
@@ -292,8 +292,15 @@ public final class MainLoop: Loop, @unchecked Sendable {
         let pump = _GuestPump(driver: driver)
         // Before `start()` nothing runs the driver yet, so handing it the pump here cannot race.
         driver.guestPump = pump
-        core.posts.setWaker { driver.wake() }
+        // Start the pump before installing the waker: with posts already waiting, the waker queues a pump at once,
+        // and that pump (on the main queue) must not race `start()` (on this thread) over the dispatch timer —
+        // `start()` resets it to "never", which would silently disarm a deadline the pump had just armed.
         pump.start()
+        // Guest mode: signal libuv *and* queue a pump on the main queue, so a post reaches the loop in one hop.
+        core.posts.setWaker {
+            driver.wake()
+            pump.pumpSoon()
+        }
     }
 
     @MainActor

@@ -1,3 +1,4 @@
+import CMainlineShims
 import Dispatch
 
 /// Pumps a `_UVDriver` from the dispatch main queue: guest mode.
@@ -29,13 +30,10 @@ final class _GuestPump: @unchecked Sendable {
 
     /// Starts watching and queues the first pump (libuv adds its watchers to epoll only inside a run).
     func start() {
-        readSource.setEventHandler { MainActor.assumeIsolated { self.pump() } }
-        timerSource.setEventHandler {
-            MainActor.assumeIsolated {
-                self.timerArmedFor = nil
-                self.pump()
-            }
-        }
+        // The handlers run on the main queue, which the main actor runs on; they fire on every wake-up, so they
+        // enter the main actor without `assumeIsolated`'s per-call allocation.
+        readSource.setEventHandler { [unowned self] in _pumpNow(self) }
+        timerSource.setEventHandler { [unowned self] in _timerPump(self) }
         timerSource.schedule(deadline: .distantFuture)
         readSource.resume()
         timerSource.resume()
@@ -47,16 +45,34 @@ final class _GuestPump: @unchecked Sendable {
     func schedulePump() {
         guard isActive, !isPumpQueued else { return }
         isPumpQueued = true
-        DispatchQueue.main.async {
-            MainActor.assumeIsolated {
-                self.isPumpQueued = false
-                self.pump()
-            }
-        }
+        mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestScheduledPump)
+    }
+
+    /// Queues one pump on the main queue, from any thread: the guest-mode half of waking the loop for posts.
+    ///
+    /// The post queue's waker calls this (besides `uv_async_send`) when posts arrive at an empty queue. Without it a
+    /// post reaches the loop through libuv's eventfd, dispatch's epoll manager thread and only then a main-queue
+    /// worker: three threads, and a cross-CPU wake-up more than the main queue itself needs. The pump finds the
+    /// eventfd already readable and runs the posts; the read source's own, later pump then finds nothing to do.
+    /// Called at most once per batch (the waker runs only on empty → non-empty), and allocates nothing.
+    func pumpSoon() {
+        mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestWokenPump)
     }
 
     @MainActor
-    private func pump() {
+    fileprivate func timerFired() {
+        timerArmedFor = nil
+        pump()
+    }
+
+    @MainActor
+    fileprivate func runScheduledPump() {
+        isPumpQueued = false
+        pump()
+    }
+
+    @MainActor
+    fileprivate func pump() {
         guard isActive, driver.runOnce(), isActive else { return }
         let timeout = driver.backendTimeout
         if timeout == 0 {
@@ -95,4 +111,18 @@ final class _GuestPump: @unchecked Sendable {
         readSource.cancel()
         timerSource.cancel()
     }
+}
+
+private let _pumpNow = _MainActorCallback<_GuestPump> { $0.pump() }
+private let _scheduledPump = _MainActorCallback<_GuestPump> { $0.runScheduledPump() }
+private let _timerPump = _MainActorCallback<_GuestPump> { $0.timerFired() }
+
+// Main-queue work functions for `mainline_dispatch_async_main`: each takes back the pump retained when queued.
+
+private func _mainlineGuestScheduledPump(_ context: UnsafeMutableRawPointer?) {
+    _scheduledPump(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
+}
+
+private func _mainlineGuestWokenPump(_ context: UnsafeMutableRawPointer?) {
+    _pumpNow(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
 }

@@ -294,27 +294,30 @@ final class _UVDriver: @unchecked Sendable {
 }
 
 // libuv calls plain C function pointers. These are nonisolated top-level functions (a closure written inside
-// main-actor code would be inferred main-actor and trap if ever called elsewhere); each asserts what the
-// hosting modes guarantee: libuv runs on the main actor.
+// main-actor code would be inferred main-actor and trap if ever called elsewhere). The hosting modes guarantee that
+// libuv runs on the main actor; `_MainActorCallback` enters it without an allocation per call (these run on every
+// wake-up) and checks it in debug builds.
+
+private let _asyncFired = _MainActorCallback<_UVDriver> { $0.asyncFired() }
+private let _timerFired = _MainActorCallback<_UVDriver> { $0.timerFired() }
+private let _prepareToWait = _MainActorCallback<_UVDriver> { $0.prepareToWait() }
+private let _afterPoll = _MainActorCallback<_UVDriver> { $0.afterPoll() }
+private let _mainQueueReadable = _MainActorCallback<_UVDriver> { $0.mainQueueReadable() }
 
 private func _mainlineAsyncFired(_ handle: UnsafeMutablePointer<uv_async_t>?) {
-    let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.asyncFired() }
+    _asyncFired(_UVDriver.from(handle?.pointee.data))
 }
 
 private func _mainlineTimerFired(_ handle: UnsafeMutablePointer<uv_timer_t>?) {
-    let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.timerFired() }
+    _timerFired(_UVDriver.from(handle?.pointee.data))
 }
 
 private func _mainlinePrepare(_ handle: UnsafeMutablePointer<uv_prepare_t>?) {
-    let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.prepareToWait() }
+    _prepareToWait(_UVDriver.from(handle?.pointee.data))
 }
 
 private func _mainlineCheck(_ handle: UnsafeMutablePointer<uv_check_t>?) {
-    let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.afterPoll() }
+    _afterPoll(_UVDriver.from(handle?.pointee.data))
 }
 
 private func _mainlineIdle(_ handle: UnsafeMutablePointer<uv_idle_t>?) {
@@ -322,11 +325,11 @@ private func _mainlineIdle(_ handle: UnsafeMutablePointer<uv_idle_t>?) {
 }
 
 private func _mainlineMainQueueReadable(_ handle: UnsafeMutablePointer<uv_poll_t>?, _ status: Int32, _ events: Int32) {
-    let driver = _UVDriver.from(handle?.pointee.data)
-    MainActor.assumeIsolated { driver.mainQueueReadable() }
+    _mainQueueReadable(_UVDriver.from(handle?.pointee.data))
 }
 
 private func _mainlineSignalArrived(_ handle: UnsafeMutablePointer<uv_signal_t>?, _ signum: Int32) {
+    // Rare: the allocation of `assumeIsolated` does not matter here.
     let driver = _UVDriver.from(handle?.pointee.data)
     MainActor.assumeIsolated { driver.signalArrived(signum) }
 }

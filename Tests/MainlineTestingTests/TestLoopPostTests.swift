@@ -1,0 +1,109 @@
+import Foundation
+import MainlineLoop
+import MainlineTesting
+import Testing
+
+@MainActor
+@Suite("TestLoop posts")
+struct TestLoopPostTests {
+    @MainActor final class Log {
+        var entries: [String] = []
+        func add(_ entry: String) { entries.append(entry) }
+    }
+
+    @Test func postNeverRunsSynchronouslyAndPostsRunInOrderAtTheNextStep() {
+        let loop = TestLoop()
+        let log = Log()
+        for index in 0..<5 { #expect(loop.post { log.add("\(index)") }) }
+        #expect(log.entries.isEmpty)
+        loop.runIteration()
+        #expect(log.entries == ["0", "1", "2", "3", "4"])
+        #expect(!loop.hasPendingWork)
+    }
+
+    @Test func postsFromManyThreadsWaitForTheTestThenRunExactlyOnceInPerProducerOrder() async {
+        let loop = TestLoop()
+        let producers = 4
+        let perProducer = 10_000
+        @MainActor final class Seen {
+            var next = [Int](repeating: 0, count: 4)
+            var outOfOrder = 0
+            var ran = 0
+        }
+        let seen = Seen()
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<producers {
+                group.addTask {
+                    for index in 0..<perProducer {
+                        loop.post {
+                            if seen.next[producer] != index { seen.outOfOrder += 1 }
+                            seen.next[producer] = index + 1
+                            seen.ran += 1
+                        }
+                    }
+                }
+            }
+        }
+        // Everything was posted, and nothing ran: the loop runs only when the test steps it.
+        #expect(seen.ran == 0)
+        loop.runUntilIdle()
+        #expect(seen.ran == producers * perProducer)
+        #expect(seen.outOfOrder == 0)
+    }
+
+    @Test func onePostPhaseRunsAtMostOneBudgetAndTheRestInLaterIterations() {
+        let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 3))
+        var ran = 0
+        for _ in 0..<7 { loop.post { ran += 1 } }
+        loop.runIteration()
+        #expect(ran == 3)
+        loop.runIteration()
+        #expect(ran == 6)
+        loop.runIteration()
+        #expect(ran == 7)
+        #expect(!loop.hasPendingWork)
+    }
+
+    @Test func workPostedFromTheLoopRunsInTheNextIterationAfterThisIterationsSettle() {
+        let loop = TestLoop()
+        let log = Log()
+        loop.post {
+            log.add("first post")
+            loop.requestSettle(SettleNotification { log.add("settled") })
+            loop.post { log.add("posted from the loop") }
+        }
+        loop.runIteration()
+        #expect(log.entries == ["first post", "settled"])
+        loop.runIteration()
+        #expect(log.entries == ["first post", "settled", "posted from the loop"])
+    }
+
+    @Test func aTimerDueDuringAFloodFiresAfterAtMostOneBudgetOfPosts() {
+        let budget = 10
+        let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: budget))
+        var postsRun = 0
+        var postsRunWhenTheTimerFired: Int?
+        for _ in 0..<1_000 { loop.post { postsRun += 1 } }
+        loop.runIteration()
+        loop.schedule(after: .zero) { postsRunWhenTheTimerFired = postsRun }
+        loop.runUntilIdle()
+        #expect(postsRun == 1_000)
+        #expect(postsRunWhenTheTimerFired == budget)
+    }
+
+    @Test func postAfterStopIsRefusedAndTheBodyIsReleasedWithoutRunning() {
+        final class Captured: Sendable {}
+        let loop = TestLoop()
+        loop.stop()
+        weak var weakCaptured: Captured?
+        var ran = false
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            #expect(!loop.post { _ = captured; ran = true })
+        }
+        #expect(weakCaptured == nil, "a refused body must not be kept")
+        loop.runUntilIdle()
+        #expect(!ran)
+    }
+}
