@@ -133,14 +133,15 @@ package final class _LoopCore {
             body()
         case .repeating(let body):
             // Re-insert before running, so that `cancel()` from inside the body finds the task scheduled.
-            let interval = task.interval!.mainlineNanoseconds
-            var next = task.deadline.nanoseconds &+ interval
-            if next <= now.nanoseconds {
-                let missed = (now.nanoseconds - next) / interval + 1
+            // Saturating arithmetic (LoopInstant's): an interval of centuries must not wrap to the past.
+            let interval = task.interval!
+            var next = task.deadline + interval
+            if next <= now {
+                let missed = (now.nanoseconds - next.nanoseconds) / interval.mainlineNanoseconds + 1
                 task.skippedFirings += Int(missed)
-                next &+= missed &* interval
+                next = next + interval * missed
             }
-            task.deadline = LoopInstant(nanoseconds: next)
+            task.deadline = next
             _ = timers.insert(task)  // inside the timer phase: the driver re-arms after the phase anyway
             body(task)
         case nil:

@@ -159,7 +159,9 @@ public final class MainLoop: Loop, @unchecked Sendable {
     }
 
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
-    public var now: LoopInstant { Self.clockNow() }
+    ///
+    /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``Loop/now``, which it satisfies.
+    public nonisolated var now: LoopInstant { Self.clockNow() }
 
     static func clockNow() -> LoopInstant {
         LoopInstant(nanoseconds: Int64(bitPattern: uv_hrtime()))

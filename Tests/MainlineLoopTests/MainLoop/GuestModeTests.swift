@@ -6,7 +6,8 @@ import Testing
 
 /// Guest mode inside `swift test`: the test runner owns the main thread, the loop is pumped from the main queue.
 ///
-/// Serialized: the suite counts libuv loops and handles process-wide, so its tests must not overlap.
+/// Serialized: the suite counts the main loops' libuv loops and handles process-wide, so its tests must not overlap.
+/// (It counts only `.mainLoop`-owned ones, so `EventLoop` suites running alongside cannot disturb it.)
 @Suite("MainLoop in guest mode", .serialized, .timeLimit(.minutes(5)))
 struct GuestModeTests {
     /// Facts every callback records about where it ran.
@@ -26,7 +27,7 @@ struct GuestModeTests {
     }
 
     @Test func postsFromFourThreadsRunExactlyOnceInProducerOrderInsideTheLoopWhileTimersKeepFiring() async {
-        let baseline = _UVResources.live
+        let baseline = _UVResources.live(.mainLoop)
         let loop = MainLoop()
         loop.attachAsGuest()
         let producers = 4
@@ -76,7 +77,7 @@ struct GuestModeTests {
         }
         #expect(loop.state == .stopped)
         #expect(loop.post {} == false)
-        #expect(_UVResources.live == baseline)
+        #expect(_UVResources.live(.mainLoop) == baseline)
     }
 
     @Test func mainQueueBlocksAndMainActorTasksRunOnTheMainActorInSubmissionOrder() async {
@@ -231,7 +232,7 @@ struct GuestModeTests {
     }
 
     @Test func aThousandAttachStopCyclesLeakNoHandleNoLoopAndNoObject() async {
-        let baseline = _UVResources.live
+        let baseline = _UVResources.live(.mainLoop)
         final class WeakLoop: @unchecked Sendable { weak var loop: MainLoop? }
         var weakLoops: [WeakLoop] = []
         for cycle in 0..<1_000 {
@@ -254,7 +255,7 @@ struct GuestModeTests {
             weakLoop.loop = loop
             weakLoops.append(weakLoop)
         }
-        #expect(_UVResources.live == baseline)
+        #expect(_UVResources.live(.mainLoop) == baseline)
         #expect(weakLoops.allSatisfy { $0.loop == nil }, "a stopped MainLoop is still referenced")
     }
 
