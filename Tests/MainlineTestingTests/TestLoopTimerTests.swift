@@ -195,4 +195,32 @@ struct TestLoopTimerTests {
         #expect(loop.nextDeadline == .zero + .seconds(1_000))
         tasks.removeAll()
     }
+
+    @Test func everyTaskIsFreedOnceNothingHoldsItFiredCancelledCompactedOrStillPendingWhenTheLoopGoes() {
+        weak var fired: ScheduledTask?
+        weak var cancelledAtTheTop: ScheduledTask?
+        weak var compactedAway: ScheduledTask?
+        weak var pendingAtTheEnd: ScheduledTask?
+        do {
+            let loop = TestLoop()
+            let first = loop.schedule(after: .seconds(1)) {}
+            let second = loop.schedule(after: .seconds(2)) {}
+            var many = (0..<200).map { index in loop.schedule(after: .seconds(Int64(10 + index))) {} }
+            let last = loop.schedule(after: .seconds(1_000)) {}
+            fired = first
+            cancelledAtTheTop = second
+            compactedAway = many[0]
+            pendingAtTheEnd = last
+            second.cancel()
+            for task in many { task.cancel() }  // more than half cancelled: the heap is compacted
+            many.removeAll()
+            loop.advance(by: .seconds(5))
+            #expect(first.firings == 1)
+            #expect(loop.scheduledTimerCount == 1)
+        }
+        #expect(fired == nil)
+        #expect(cancelledAtTheTop == nil)
+        #expect(compactedAway == nil)
+        #expect(pendingAtTheEnd == nil, "a task still scheduled when its loop is freed must be freed with it")
+    }
 }

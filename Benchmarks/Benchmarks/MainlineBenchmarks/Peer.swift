@@ -5,7 +5,8 @@ import NIOPosix
 
 /// The single-threaded NIO event loop the NIO peer posts to.
 let nioGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-let nioLoop: any EventLoop = nioGroup.next()
+// NIOCore.EventLoop: Mainline has an `EventLoop` (its secondary loop) too.
+let nioLoop: any NIOCore.EventLoop = nioGroup.next()
 
 /// One of the three ways of handing a closure to a serial consumer thread that the benchmarks compare.
 ///
