@@ -76,7 +76,10 @@ public protocol Loop: AnyObject, Sendable {
     /// - Returns: The task, for cancelling. On a stopped loop the task comes back already cancelled.
     /// - Complexity: O(log n) per firing in the number of scheduled timers.
     @MainActor @discardableResult
-    func scheduleRepeating(every interval: Duration, _ body: @escaping @MainActor (ScheduledTask) -> Void)
+    func scheduleRepeating(
+        every interval: Duration,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    )
         -> ScheduledTask
 
     /// Marks `notification` pending for the settle phase of the current iteration (or of the next one, when

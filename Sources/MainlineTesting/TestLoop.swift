@@ -100,7 +100,10 @@ public final class TestLoop: Loop {
 
     /// Registers a handler for `signal`, delivered by ``raise(_:)``. See `Loop.onSignal(_:_:)`.
     @discardableResult
-    public func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
+    public func onSignal(
+        _ signal: LoopSignal,
+        _ handler: @escaping @MainActor (LoopSignal) -> Void
+    )
         -> SignalRegistration
     {
         core.onSignal(signal, handler)

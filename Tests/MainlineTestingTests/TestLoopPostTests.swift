@@ -100,7 +100,11 @@ struct TestLoopPostTests {
         do {
             let captured = Captured()
             weakCaptured = captured
-            #expect(!loop.post { _ = captured; ran = true })
+            #expect(
+                !loop.post {
+                    _ = captured; ran = true
+                }
+            )
         }
         #expect(weakCaptured == nil, "a refused body must not be kept")
         loop.runUntilIdle()

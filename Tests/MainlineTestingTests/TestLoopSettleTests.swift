@@ -189,7 +189,9 @@ struct TestLoopSettleTests {
         let log = Log()
         let notification = SettleNotification { log.add("settled") }
         let accepted = await Task.detached {
-            loop.post { log.add("posted"); loop.requestSettle(notification) }
+            loop.post {
+                log.add("posted"); loop.requestSettle(notification)
+            }
         }.value
         #expect(accepted)
         loop.runIteration()

@@ -7,6 +7,7 @@
 import CMainlineShims
 import Dispatch
 import Foundation
+
 @testable import MainlineLoop
 
 let loop = MainLoop.main
@@ -78,14 +79,22 @@ case "main-queue":
     Thread.detachNewThread {
         for index in 0..<count {
             if index.isMultiple(of: 2) {
-                DispatchQueue.main.async { MainActor.assumeIsolated { here.check(); order.seen.append(index) } }
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated {
+                        here.check(); order.seen.append(index)
+                    }
+                }
             } else {
-                Task { @MainActor in here.check(); order.seen.append(index) }
+                Task { @MainActor in
+                    here.check(); order.seen.append(index)
+                }
             }
         }
         Task.detached {
             for _ in 0..<100 {
-                await MainActor.run { here.check(); order.mainActorRuns += 1 }
+                await MainActor.run {
+                    here.check(); order.mainActorRuns += 1
+                }
             }
             await MainActor.run { loop.stop() }
         }
@@ -128,7 +137,9 @@ case "run-in-task":
     loop.run()
 
 default:
-    FileHandle.standardError.write("usage: mainline-owner-probe flood|main-queue|signal|run-off-main-thread|run-in-task\n".data(using: .utf8)!)
+    FileHandle.standardError.write(
+        "usage: mainline-owner-probe flood|main-queue|signal|run-off-main-thread|run-in-task\n".data(using: .utf8)!
+    )
     exit(64)
 }
 

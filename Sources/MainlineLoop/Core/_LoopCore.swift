@@ -40,7 +40,11 @@ package final class _LoopCore {
 
     // MARK: Requests
 
-    package func schedule(after delay: Duration, now: LoopInstant, _ body: @escaping @MainActor () -> Void)
+    package func schedule(
+        after delay: Duration,
+        now: LoopInstant,
+        _ body: @escaping @MainActor () -> Void
+    )
         -> ScheduledTask
     {
         let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(body))
@@ -72,7 +76,10 @@ package final class _LoopCore {
         return true
     }
 
-    package func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
+    package func onSignal(
+        _ signal: LoopSignal,
+        _ handler: @escaping @MainActor (LoopSignal) -> Void
+    )
         -> SignalRegistration
     {
         let registration = signals.add(signal, handler)

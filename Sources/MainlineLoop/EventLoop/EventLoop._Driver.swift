@@ -104,7 +104,9 @@ extension EventLoop {
                 _UVResources.deallocateLoop(loop, for: .eventLoop)
             } else {
                 // Freeing a loop libuv still uses would corrupt memory: leak it, and say so in debug builds.
-                assertionFailure("BUG DETECTED: EventLoop '\(name)': uv_loop_close returned \(result): a handle is open")
+                assertionFailure(
+                    "BUG DETECTED: EventLoop '\(name)': uv_loop_close returned \(result): a handle is open"
+                )
             }
             _Thread.setCurrentLoop(nil)
             let (waiters, blockedThreads) = lifecycle.withLock { $0.didStop(closeResult: result) }

@@ -270,7 +270,10 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// Runs `handler` on the main actor whenever `signal` arrives. See ``Loop/onSignal(_:_:)``.
     @MainActor @discardableResult
-    public func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void)
+    public func onSignal(
+        _ signal: LoopSignal,
+        _ handler: @escaping @MainActor (LoopSignal) -> Void
+    )
         -> SignalRegistration
     {
         attachIfIdle()

@@ -294,7 +294,8 @@ final class _UVDriver: @unchecked Sendable {
         } else {
             // libuv still points into the loop from a handle that is open: freeing it would be a use-after-free.
             // Leak it instead, and say so loudly (debug builds stop here).
-            let message = "BUG DETECTED: uv_loop_close returned \(result) (\(String(cString: uv_strerror(result)))): a handle the main loop opened is still open; its libuv loop is leaked rather than freed"
+            let message =
+                "BUG DETECTED: uv_loop_close returned \(result) (\(String(cString: uv_strerror(result)))): a handle the main loop opened is still open; its libuv loop is leaked rather than freed"
             assertionFailure(message)
             Self.logger.critical("\(message)")
         }

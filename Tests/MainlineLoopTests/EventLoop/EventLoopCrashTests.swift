@@ -45,7 +45,9 @@ extension EventLoopTests {
                 }
             }
             let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
-            #expect(message.contains("EventLoop.stopAndWait() was called on the thread of EventLoop 'self-waiter' itself"))
+            #expect(
+                message.contains("EventLoop.stopAndWait() was called on the thread of EventLoop 'self-waiter' itself")
+            )
         }
     }
 }

@@ -8,7 +8,9 @@ extension EventLoopTests {
         @Test func nextHandsOutTheLoopsRoundRobinEachOnAThreadOfItsOwn() async {
             let group = EventLoopGroup(count: 3, name: "group")
             let handedOut = (0..<7).map { _ in group.next() }
-            #expect(handedOut.map(\.name) == ["group-0", "group-1", "group-2", "group-0", "group-1", "group-2", "group-0"])
+            #expect(
+                handedOut.map(\.name) == ["group-0", "group-1", "group-2", "group-0", "group-1", "group-2", "group-0"]
+            )
             #expect(handedOut[0] === handedOut[3] && handedOut[0] !== handedOut[1])
             var threads: Set<Int64> = []
             for loop in group.loops { threads.insert(await loop.threadID()) }

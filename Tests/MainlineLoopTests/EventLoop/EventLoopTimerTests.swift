@@ -49,7 +49,9 @@ extension EventLoopTests {
             // The loop is held inside a post until the other thread has cancelled: no timer can fire before that.
             let doomed = await withCheckedContinuation { (scheduled: CheckedContinuation<EventLoop.Scheduled, Never>) in
                 loop.post {
-                    let doomed = loop.schedule(after: .milliseconds(1)) { fired.withLock { $0.append("cancelled one") } }
+                    let doomed = loop.schedule(after: .milliseconds(1)) {
+                        fired.withLock { $0.append("cancelled one") }
+                    }
                     let cancelled = DispatchSemaphore(value: 0)
                     Thread.detachNewThread {
                         doomed.cancel()

@@ -13,7 +13,9 @@ struct OwnerModeProbe {
 
     static func run(_ scenario: String) async throws -> Result {
         // The probe is built into the same directory as the test binary.
-        let testBinary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let testBinary = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        )
         let probe = testBinary.deletingLastPathComponent().appendingPathComponent("mainline-owner-probe")
         let process = Process()
         process.executableURL = probe
@@ -36,6 +38,10 @@ struct OwnerModeProbe {
             guard let equals = line.firstIndex(of: "=") else { continue }
             report[String(line[..<equals])] = String(line[line.index(after: equals)...])
         }
-        return Result(exitStatus: process.terminationStatus, report: report, standardError: String(decoding: stderr, as: UTF8.self))
+        return Result(
+            exitStatus: process.terminationStatus,
+            report: report,
+            standardError: String(decoding: stderr, as: UTF8.self)
+        )
     }
 }
