@@ -140,15 +140,13 @@ package final class _LoopCore {
             body()
         case .repeating(let body):
             // Re-insert before running, so that `cancel()` from inside the body finds the task scheduled.
-            // Saturating arithmetic (LoopInstant's): an interval of centuries must not wrap to the past.
-            let interval = task.interval!
-            var next = task.deadline + interval
-            if next <= now {
-                let missed = (now.nanoseconds - next.nanoseconds) / interval.mainlineNanoseconds + 1
-                task.skippedFirings += Int(missed)
-                next = next + interval * missed
-            }
-            task.deadline = next
+            let (next, skipped) = _nextFixedRateDeadline(
+                after: task.deadline.nanoseconds,
+                interval: task.interval!.mainlineNanoseconds,
+                now: now.nanoseconds
+            )
+            task.skippedFirings += skipped
+            task.deadline = LoopInstant(nanoseconds: next)
             _ = timers.insert(task)  // inside the timer phase: the driver re-arms after the phase anyway
             body(task)
         case nil:

@@ -10,7 +10,7 @@ extension EventLoop {
     final class _Timers: @unchecked Sendable {
         // @unchecked Sendable: `heap`, `isClosed` and every `Scheduled`'s `var`s are protected by `lock`.
         private let lock = _Lock()
-        private var heap = _TimerHeap()
+        private var heap = _DeadlineHeap<Scheduled>()
         private var isClosed = false
         private let waker: _Waker
 
@@ -34,9 +34,9 @@ extension EventLoop {
                     return false
                 }
                 task.body = body
-                let previous = heap.nextDeadline()
-                heap.insert(task)
-                return previous.map { deadline < $0 } ?? true
+                let (sequence, isEarliest) = heap.insert(task, deadline: deadline)
+                task.sequence = sequence
+                return isEarliest
             }
             if becameEarliest { waker.wake() }
             return task
@@ -48,7 +48,7 @@ extension EventLoop {
                 guard task.state == .scheduled else { return nil }
                 task.state = .cancelled
                 defer { task.body = nil }
-                heap.didCancel()
+                heap.didCancel(isLive: Self.isLive, discard: Self.discard)
                 return task.body
             }
             _ = consume released  // the body is released here, outside the lock
@@ -58,7 +58,7 @@ extension EventLoop {
         var sequenceMark: UInt64 { lock.withLock { heap.sequenceMark } }
 
         /// The earliest deadline of a live task, in nanoseconds on the loop clock.
-        var nextDeadline: Int64? { lock.withLock { heap.nextDeadline() } }
+        var nextDeadline: Int64? { lock.withLock { heap.nextDeadline(isLive: Self.isLive, discard: Self.discard) } }
 
         /// Takes the earliest task due at `now` that was scheduled before `mark`, and marks it fired (a one-shot
         /// task) or moves it to its next deadline (a repeating task, re-inserted before its body runs so that
@@ -67,7 +67,9 @@ extension EventLoop {
         /// - Complexity: O(log n).
         func popDue(now: Int64, scheduledBefore mark: UInt64) -> _Firing? {
             lock.withLock {
-                guard let task = heap.popDue(now: now, insertedBefore: mark) else { return nil }
+                guard
+                    let task = heap.popDue(now: now, insertedBefore: mark, isLive: Self.isLive, discard: Self.discard)
+                else { return nil }
                 task.firingCount += 1
                 switch task.body {
                 case .once(let body):
@@ -75,16 +77,14 @@ extension EventLoop {
                     task.body = nil
                     return .once(body)
                 case .repeating(let body):
-                    let interval = task.interval!.mainlineNanoseconds
-                    let (sum, overflow) = task.nanosecondDeadline.addingReportingOverflow(interval)
-                    var next = overflow ? Int64.max : sum
-                    if next <= now {
-                        let missed = (now - next) / interval + 1
-                        task.skippedFiringCount += Int(missed)
-                        next &+= missed &* interval
-                    }
+                    let (next, skipped) = _nextFixedRateDeadline(
+                        after: task.nanosecondDeadline,
+                        interval: task.interval!.mainlineNanoseconds,
+                        now: now
+                    )
+                    task.skippedFiringCount += skipped
                     task.nanosecondDeadline = next
-                    heap.insert(task)
+                    task.sequence = heap.insert(task, deadline: next).sequence
                     return .repeating(body, task)
                 case nil:
                     preconditionFailure("BUG DETECTED: a scheduled EventLoop timer has no body (state \(task.state))")
@@ -92,11 +92,16 @@ extension EventLoop {
             }
         }
 
+        // Liveness and disposal for the shared heap: a task is live while scheduled; the heap holds plain strong
+        // references, so a dead one needs nothing done when the heap lets go of it. Called under `lock`.
+        private static func isLive(_ task: Scheduled) -> Bool { task.isInHeap }
+        private static func discard(_ task: Scheduled) {}
+
         /// Cancels every task and refuses new ones from now on (the loop is stopping). Idempotent.
         func close() {
             let released: [Scheduled.Body] = lock.withLock {
                 isClosed = true
-                return heap.removeAll().compactMap { task in
+                return heap.removeAll().filter(\.isInHeap).compactMap { task in
                     task.state = .cancelled
                     defer { task.body = nil }
                     return task.body
