@@ -168,3 +168,21 @@ package func _nextFixedRateDeadline(after deadline: Int64, interval: Int64, now:
     let (late, lateOverflow) = next.addingReportingOverflow(jump)
     return (jumpOverflow || lateOverflow ? Int64.max : late, Int(missed))
 }
+
+/// A repeating timer's period as both loops use it: positive.
+///
+/// A period that is not positive is misuse — such a timer would fire on every iteration — reported to `Diagnostics`
+/// as `.repeatingTimerInterval` and treated as one nanosecond.
+///
+/// - Parameters:
+///   - interval: The period asked for.
+///   - caller: The call that asked, for the message (`"scheduleRepeating"`, `"EventLoop.scheduleRepeating"`).
+/// - Returns: `interval`, or one nanosecond.
+package func _validRepeatingInterval(_ interval: Duration, caller: StaticString) -> Duration {
+    guard interval <= .zero else { return interval }
+    Diagnostics.report(
+        .repeatingTimerInterval,
+        "\(caller)(every: \(interval)) needs a positive interval; a repeating timer without one would fire on every iteration. Using 1 ns."
+    )
+    return .nanoseconds(1)
+}

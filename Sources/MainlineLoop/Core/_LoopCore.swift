@@ -56,14 +56,7 @@ package final class _LoopCore {
         now: LoopInstant,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
-        var interval = interval
-        if interval <= .zero {
-            Diagnostics.report(
-                .repeatingTimerInterval,
-                "scheduleRepeating(every: \(interval)) needs a positive interval; a repeating timer without one would fire on every iteration. Using 1 ns."
-            )
-            interval = .nanoseconds(1)
-        }
+        let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
         let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(body))
         return insert(task)
     }

@@ -67,14 +67,7 @@ extension EventLoop {
         every interval: Duration,
         _ body: @escaping @Sendable (Scheduled) -> Void
     ) -> Scheduled {
-        var interval = interval
-        if interval <= .zero {
-            Diagnostics.report(
-                .repeatingTimerInterval,
-                "EventLoop.scheduleRepeating(every: \(interval)) needs a positive interval; a repeating timer without one would fire on every iteration. Using 1 ns."
-            )
-            interval = .nanoseconds(1)
-        }
+        let interval = _validRepeatingInterval(interval, caller: "EventLoop.scheduleRepeating")
         let deadline = now + interval
         return driver.timers.schedule(deadline: deadline.nanoseconds, interval: interval, body: .repeating(body))
     }

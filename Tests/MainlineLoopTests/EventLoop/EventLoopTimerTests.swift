@@ -1,4 +1,5 @@
 import Foundation
+import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
@@ -6,6 +7,18 @@ import Testing
 extension EventLoopTests {
     @Suite("EventLoop timers")
     struct TimerTests {
+        @Test func aNonPositiveRepeatingIntervalIsReportedAndClamped() async {
+            let loop = EventLoop()
+            let diagnostics = DiagnosticsRecorder()
+            let task = diagnostics.record { loop.scheduleRepeating(every: .seconds(-1)) { _ in } }
+            #expect(diagnostics.kinds == [.repeatingTimerInterval])
+            #expect(diagnostics.diagnostics.first?.message.hasPrefix("EventLoop.scheduleRepeating(every:") == true)
+            #expect(task.interval == .nanoseconds(1))
+            task.cancel()
+            loop.stop()
+            await loop.waitUntilStopped()
+        }
+
         @Test func timersFireInDeadlineOrderWithTiesInSchedulingOrder() async {
             let loop = EventLoop()
             let fired = _Locked<[Int]>([])
