@@ -8,12 +8,16 @@ let nioGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 // NIOCore.EventLoop: Mainline has an `EventLoop` (its secondary loop) too.
 let nioLoop: any NIOCore.EventLoop = nioGroup.next()
 
-/// One of the three ways of handing a closure to a serial consumer thread that the benchmarks compare.
+/// Mainline's secondary loop: a libuv loop on a thread of its own, the counterpart of NIO's loop.
+let benchEventLoop = MainlineLoop.EventLoop(name: "bench-loop")
+
+/// One of the four ways of handing a closure to a serial consumer thread that the benchmarks compare.
 ///
 /// Every peer posts the same non-capturing closure (it only calls a global), so that what is measured is the
 /// hand-over, not closure-context allocation.
 enum Peer: String, CaseIterable, Sendable {
     case mainline = "Mainline MainLoop.main.post"
+    case mainlineEventLoop = "Mainline EventLoop.post"
     case dispatchMain = "DispatchQueue.main.async"
     case nio = "NIO EventLoop.execute"
 
@@ -22,6 +26,8 @@ enum Peer: String, CaseIterable, Sendable {
         switch self {
         case .mainline:
             for _ in 0..<count { MainLoop.main.post { postSink.tick() } }
+        case .mainlineEventLoop:
+            for _ in 0..<count { benchEventLoop.post { postSink.tick() } }
         case .dispatchMain:
             for _ in 0..<count { DispatchQueue.main.async { postSink.tick() } }
         case .nio:
@@ -34,6 +40,8 @@ enum Peer: String, CaseIterable, Sendable {
         switch self {
         case .mainline:
             MainLoop.main.post { roundTripReply.signal() }
+        case .mainlineEventLoop:
+            benchEventLoop.post { roundTripReply.signal() }
         case .dispatchMain:
             DispatchQueue.main.async { roundTripReply.signal() }
         case .nio:

@@ -16,6 +16,17 @@ extension EventLoop {
         // @unchecked Sendable: `incoming` and `state` are protected by `lock`; `waker` is thread-safe.
         typealias Job = @Sendable () -> Void
 
+        /// A job as the arrays hold it. As in the main loop's `_PostQueue.Slot`: a bare `Job?` element is stored at
+        /// the generic abstraction level and costs a reabstraction-thunk `malloc` per append (measured: exactly one
+        /// allocation per post, and 144 against 56 ns/post); the one-field struct keeps it concrete.
+        struct Slot {
+            /// The job; `nil` once it has been taken to run.
+            var job: Job?
+
+            @inline(__always)
+            init(_ job: @escaping Job) { self.job = job }
+        }
+
         private enum State {
             case open
             case draining
@@ -23,7 +34,7 @@ extension EventLoop {
         }
 
         private let lock = _Lock()
-        private var incoming = ContiguousArray<Job?>()
+        private var incoming = ContiguousArray<Slot>()
         private var state = State.open
         private let waker: _Waker
 
@@ -54,7 +65,7 @@ extension EventLoop {
                 lock.unlock()
                 return false
             }
-            incoming.append(job)
+            incoming.append(Slot(job))
             let wasEmpty = incoming.count == 1
             lock.unlock()
             // Outside the lock: a wake that arrives after the loop already took this job only costs one empty pass.
@@ -96,7 +107,7 @@ extension EventLoop {
         }
 
         /// Swaps every waiting job into `batch`, which must be empty; `batch`'s old storage is kept for reuse.
-        func takeAll(into batch: inout ContiguousArray<Job?>) {
+        func takeAll(into batch: inout ContiguousArray<Slot>) {
             precondition(batch.isEmpty, "BUG DETECTED: the event loop's batch must be empty before the next take")
             lock.withLock { swap(&incoming, &batch) }
         }
