@@ -166,11 +166,7 @@ extension EventLoop {
                 uv_timer_stop(timer)
                 return
             }
-            // libuv's clock has millisecond resolution: round up, so the uv timer never fires before the deadline.
-            uv_update_time(loop)
-            let deadlineMs = next / 1_000_000 + (next % 1_000_000 == 0 ? 0 : 1)
-            let timeout = max(0, deadlineMs - Int64(uv_now(loop)))
-            uv_timer_start(timer, _mainlineEventLoopTimer, UInt64(timeout), 0)
+            uv_timer_start(timer, _mainlineEventLoopTimer, _UVClock.timeout(untilDeadline: next, on: loop), 0)
         }
 
         /// Everything posted has run and the inbox is closed: close every handle so that `uv_run` returns.

@@ -37,7 +37,7 @@ final class _GuestPump: @unchecked Sendable {
         timerSource.schedule(deadline: .distantFuture)
         readSource.resume()
         timerSource.resume()
-        DispatchQueue.main.async { MainActor.assumeIsolated { self.pump() } }
+        pumpSoon()
     }
 
     /// Queues one pump on the main queue (coalesced: at most one is queued at a time).

@@ -170,12 +170,7 @@ final class _UVDriver: @unchecked Sendable {
             uv_timer_stop(timer)
             return
         }
-        // libuv's clock has millisecond resolution (and may read a coarse clock): round the deadline up, so the
-        // uv timer never fires before our nanosecond deadline is due.
-        uv_update_time(loop)
-        let deadlineMs = next / 1_000_000 + (next % 1_000_000 == 0 ? 0 : 1)
-        let timeout = max(0, deadlineMs - Int64(uv_now(loop)))
-        uv_timer_start(timer, _mainlineTimerFired, UInt64(timeout), 0)
+        uv_timer_start(timer, _mainlineTimerFired, _UVClock.timeout(untilDeadline: next, on: loop), 0)
     }
 
     @MainActor
