@@ -6,11 +6,6 @@ import Testing
 @MainActor
 @Suite("TestLoop posts")
 struct TestLoopPostTests {
-    @MainActor final class Log {
-        var entries: [String] = []
-        func add(_ entry: String) { entries.append(entry) }
-    }
-
     @Test func postNeverRunsSynchronouslyAndPostsRunInOrderAtTheNextStep() {
         let loop = TestLoop()
         let log = Log()

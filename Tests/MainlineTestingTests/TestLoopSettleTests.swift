@@ -6,11 +6,6 @@ import Testing
 @MainActor
 @Suite("TestLoop settle phase")
 struct TestLoopSettleTests {
-    @MainActor final class Log {
-        var entries: [String] = []
-        func add(_ entry: String) { entries.append(entry) }
-    }
-
     /// Holds a notification whose delivery refers to itself, as the owner of a real one (an event) would.
     @MainActor final class Holder {
         var notification: SettleNotification?

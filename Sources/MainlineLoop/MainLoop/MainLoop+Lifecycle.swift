@@ -1,5 +1,7 @@
 extension MainLoop {
     /// Where a main loop is in its life. Read it with ``MainLoop/state``.
+    ///
+    /// `State` is a value type; all operations on it are thread-safe.
     public enum State: Hashable, Sendable, CustomStringConvertible {
         /// Created; nothing has run it yet. Posts are accepted and wait.
         case idle
