@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .library(name: "Mainline", targets: ["Mainline"]),
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
+        .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
@@ -34,8 +35,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "MainlineEvents", dependencies: ["MainlineLoop"]),
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
-        .target(name: "Mainline", dependencies: ["MainlineLoop"]),
+        .target(name: "Mainline", dependencies: ["MainlineLoop", "MainlineEvents"]),
 
         // Runnable programs. `swift run hello-loop` is the README's first command.
         .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
@@ -53,6 +55,7 @@ let package = Package(
             dependencies: ["MainlineLoop", "MainlineTesting", "mainline-owner-probe"]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
+        .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

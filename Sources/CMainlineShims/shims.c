@@ -7,6 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+_Thread_local const void *mainline_running_loop_storage = NULL;
+
 // Declared by libdispatch's private headers (queue_private.h); exported by libdispatch.so.
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *msg);

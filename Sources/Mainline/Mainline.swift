@@ -2,3 +2,4 @@
 // It grows as layers land (DESIGN.md §5); each layer can also be imported on its own.
 
 @_exported import MainlineLoop
+@_exported import MainlineEvents

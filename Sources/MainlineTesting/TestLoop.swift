@@ -43,6 +43,7 @@ public final class TestLoop: Loop {
     public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
         self.now = now
         core = _LoopCore(budgets: budgets)
+        core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
     }
 
     // MARK: Any thread
@@ -115,11 +116,11 @@ public final class TestLoop: Loop {
     /// rounds. After ``stop()``, the first step shuts the loop down instead.
     public func runIteration() {
         if core.posts.closed && !core.isShutDown {
-            core.shutDown()
+            postsRun += core.shutDown()
             return
         }
         core.runDueTimers(now: now)
-        core.runPosts()
+        postsRun += core.runPosts()
         core.runSettle()
     }
 
@@ -203,6 +204,12 @@ public final class TestLoop: Loop {
 
     /// Whether anything is left: work due now, or timers scheduled for later.
     public var hasPendingWork: Bool { hasWorkDueNow || core.nextDeadline != nil }
+
+    /// How many posted bodies the loop has run so far: how often other threads woke it with work.
+    ///
+    /// Code that promises to wake its loop a bounded number of times (a lazy event triggered from many threads, a
+    /// mailbox) is tested by reading this before and after.
+    public private(set) var postsRun = 0
 
     /// The number of scheduled timers.
     public var scheduledTimerCount: Int { core.scheduledTimerCount }

@@ -33,4 +33,19 @@ int mainline_set_current_thread_name(const char *name);
 /// Copies the calling thread's name into `buffer` (at least 16 bytes). Returns 0 or an errno value.
 int mainline_get_current_thread_name(char *buffer, size_t size);
 
+// The loop whose main-actor code the calling thread is running now. Loop drivers set it around each phase so
+// that thread-safe entry points (a lazy event's trigger) can tell "called from my loop's own callback" from
+// "called from another thread" without allocating or asking the concurrency runtime.
+extern _Thread_local const void *mainline_running_loop_storage;
+
+/// The loop the calling thread is running a phase of, or NULL. Thread-safe (each thread has its own).
+static inline const void *mainline_running_loop(void) { return mainline_running_loop_storage; }
+
+/// Makes `loop` the calling thread's running loop and returns the previous one, to restore afterwards.
+static inline const void *mainline_exchange_running_loop(const void *loop) {
+    const void *previous = mainline_running_loop_storage;
+    mainline_running_loop_storage = loop;
+    return previous;
+}
+
 #endif

@@ -21,6 +21,11 @@ package final class _LoopCore {
     /// Called with a signal and `true` when it gains its first handler, `false` when it loses its last.
     // nonisolated(unsafe): as `needsAttention`.
     package nonisolated(unsafe) var signalWatchDidChange: (@MainActor (LoopSignal, Bool) -> Void)?
+    /// The loop object this core serves (`MainLoop` or `TestLoop`), marked as the running loop during every phase
+    /// so that ``_RunningLoop/isRunning(_:)`` can recognise its callbacks.
+    // nonisolated(unsafe): written once by the loop that owns the core, in its initializer, before the core is
+    // shared; read only on the main actor.
+    package nonisolated(unsafe) var owner: UnsafeRawPointer?
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
 
@@ -115,6 +120,10 @@ package final class _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
+        _RunningLoop.with(owner) { fireDueTimers(now: now) }
+    }
+
+    private func fireDueTimers(now: LoopInstant) -> Int {
         let mark = timers.sequenceMark
         var fired = 0
         while let task = timers.popDue(now: now, scheduledBefore: mark) {
@@ -154,7 +163,7 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
-        runPosts(limit: budgets.postsPerIteration)
+        _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) }
     }
 
     private func runPosts(limit: Int) -> Int {
@@ -179,20 +188,26 @@ package final class _LoopCore {
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
+        _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
     }
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
-        signals.deliver(signal)
+        _RunningLoop.with(owner) { signals.deliver(signal) }
     }
 
     /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, then
-    /// cancels timers and signal handlers. Afterwards requests are refused.
-    package func shutDown() {
-        guard !isShutDown else { return }
+    /// cancels timers and signal handlers. Afterwards requests are refused. Returns how many posted jobs ran.
+    @discardableResult
+    package func shutDown() -> Int {
+        _RunningLoop.with(owner) { finalShutDown() }
+    }
+
+    private func finalShutDown() -> Int {
+        guard !isShutDown else { return 0 }
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
-        while runPosts(limit: .max) > 0 {}
+        var ran = 0
+        while case let count = runPosts(limit: .max), count > 0 { ran += count }
         isShutDown = true
         runSettle()
         let discarded = settleQueue.removeAll()
@@ -204,5 +219,6 @@ package final class _LoopCore {
         }
         timers.cancelAll()
         signals.removeAll()
+        return ran
     }
 }

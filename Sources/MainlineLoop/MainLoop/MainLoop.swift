@@ -69,6 +69,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// Creates a loop of its own, for the package's tests: a process has one main loop, ``main``.
     package init(budgets: LoopBudgets = .default) {
         core = _LoopCore(budgets: budgets)
+        core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         // Written before `self` is shared; only ever called on the main actor.
         core.needsAttention = { [unowned self] in self.coreNeedsAttention() }
         core.signalWatchDidChange = { [unowned self] signal, watched in

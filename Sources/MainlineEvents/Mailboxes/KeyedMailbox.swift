@@ -1,0 +1,75 @@
+import MainlineLoop
+
+/// A thread-safe mailbox that keeps the latest value per key: producers on any thread place values under keys,
+/// the loop takes them all, one per key, in the order the keys were first placed since the last take.
+///
+/// ``place(key:value:)`` and ``counts`` are thread-safe; ``takeAll()`` and ``event`` belong to the consumer, on
+/// the main actor.
+///
+/// ```swift
+/// // The latest quote per symbol; a slow consumer never builds up a backlog.
+/// let quotes = KeyedMailbox<String, Double>()
+/// var token: SimpleEventToken?
+/// quotes.event.addObserver(&token) { _ in
+///     for (symbol, price) in quotes.takeAll() { board.update(symbol, price) }
+/// }
+///
+/// // On a feed thread:
+/// quotes.place(key: "ACME", value: 12.5)
+/// ```
+///
+/// A value replaced before it was taken is counted as dropped. Placing never blocks (beyond a short critical
+/// section) and wakes the loop at most once per delivery.
+public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    struct Storage {
+        /// Keys in first-placed order.
+        var order: [Key] = []
+        var values: [Key: Value] = [:]
+    }
+
+    private let store: _MailboxStore<Storage>
+
+    /// Creates an empty mailbox whose event is delivered on `loop`.
+    ///
+    /// - Parameter loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
+    @MainActor public init(loop: any Loop = MainLoop.main) {
+        store = _MailboxStore(Storage(), loop: loop)
+    }
+
+    /// Triggered, lazily, after values arrive: observe it and ``takeAll()`` in the observer.
+    @MainActor public var event: SimpleEventObservable { store.event }
+
+    /// Places `value` under `key`, replacing (and counting as dropped) a value for that key not yet taken; a
+    /// replaced key keeps its place in the order. Thread-safe; never blocks.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - value: The value.
+    public func place(key: Key, value: Value) {
+        _ = store.place { storage, counts in
+            if storage.values.updateValue(value, forKey: key) == nil {
+                storage.order.append(key)
+            } else {
+                counts.dropped += 1
+            }
+            counts.accepted += 1
+            return true
+        }
+    }
+
+    /// Takes every waiting value, one per key, in the order the keys were first placed since the last take.
+    ///
+    /// - Returns: The key–value pairs; empty if nothing arrived.
+    @MainActor public func takeAll() -> [(key: Key, value: Value)] {
+        store.withLock { storage, counts in
+            let taken = storage.order.map { key in (key: key, value: storage.values[key]!) }
+            storage.order.removeAll(keepingCapacity: true)
+            storage.values.removeAll(keepingCapacity: true)
+            counts.delivered += taken.count
+            return taken
+        }
+    }
+
+    /// What the mailbox did so far. Thread-safe.
+    public var counts: MailboxCounts { store.snapshot }
+}
