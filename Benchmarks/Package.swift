@@ -13,15 +13,18 @@ let package = Package(
         // package does not need (it measures mallocs, not ARC traffic).
         .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .executableTarget(
             name: "MainlineBenchmarks",
             dependencies: [
                 .product(name: "MainlineLoop", package: "Mainline"),
+                .product(name: "MainlineEvents", package: "Mainline"),
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             path: "Benchmarks/MainlineBenchmarks",
             plugins: [
