@@ -52,7 +52,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineLoopTests",
-            dependencies: ["MainlineLoop", "MainlineTesting", "mainline-owner-probe"]
+            // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe"]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
         .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),

@@ -71,7 +71,9 @@ struct SimpleEventProxyTests {
         #expect(top.settleHeight == 2)
         let log = Log()
         var tokens: [SimpleEventToken?] = []
-        for (name, event) in [("top", top), ("right", right), ("left", left), ("source", source)] as [(String, LazySimpleEvent)] {
+        for (name, event) in [("top", top), ("right", right), ("left", left), ("source", source)]
+            as [(String, LazySimpleEvent)]
+        {
             tokens.append(event.addObserver { _ in log.add(name) })
         }
         loop.post { source.trigger() }

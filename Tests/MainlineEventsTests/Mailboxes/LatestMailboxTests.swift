@@ -1,0 +1,78 @@
+import MainlineEvents
+import MainlineLoop
+import MainlineTesting
+import Testing
+
+/// `LatestMailbox`: the latest value wins, every replaced value is counted as dropped.
+@MainActor
+@Suite("LatestMailbox")
+struct LatestMailboxTests {
+    @Test func theLoopTakesTheLatestValueAndDroppedOnesAreCounted() {
+        let loop = TestLoop()
+        let mailbox = LatestMailbox<Int>(loop: loop)
+        var taken: [Int] = []
+        var token: SimpleEventToken?
+        mailbox.event.addObserver(&token) { _ in
+            if let value = mailbox.take() { taken.append(value) }
+        }
+        for value in 1...3 { mailbox.place(value) }
+        #expect(mailbox.counts == MailboxCounts(accepted: 3, dropped: 2))
+        #expect(mailbox.counts.pending == 1)
+        loop.runUntilIdle()
+        #expect(taken == [3])
+        #expect(mailbox.counts == MailboxCounts(accepted: 3, dropped: 2, delivered: 1))
+        #expect(mailbox.take() == nil, "taken already")
+        #expect(mailbox.counts.delivered == 1, "an empty take delivers nothing")
+        mailbox.place(4)
+        loop.runUntilIdle()
+        #expect(taken == [3, 4])
+        _ = token
+    }
+
+    @Test func fourProducersLoseNothingUncountedKeepTheirOrderAndWakeTheLoopOncePerDelivery() async {
+        let loop = TestLoop()
+        let mailbox = LatestMailbox<(producer: Int, sequence: Int)>(loop: loop)
+        let order = OrderCheck()
+        var deliveries = 0
+        var token: SimpleEventToken?
+        mailbox.event.addObserver(&token) { _ in
+            deliveries += 1
+            if let value = mailbox.take() { order.receive(producer: value.producer, sequence: value.sequence) }
+        }
+        let wakeUps = await flood(loop: loop) { mailbox.place((producer: $0, sequence: $1)) }
+        let counts = mailbox.counts
+        #expect(counts.accepted == 400_000)
+        #expect(counts.delivered + counts.dropped == counts.accepted, "nothing lost without being counted")
+        #expect(counts.pending == 0)
+        #expect(counts.delivered == order.received)
+        #expect(order.violations == 0, "a producer's values arrive in the order it placed them")
+        #expect(order.lastReceived.contains(99_999), "the very last value placed is delivered")
+        #expect(wakeUps == deliveries, "every wake-up is one delivery: none wasted, none per put")
+        #expect(wakeUps < 400_000)
+        _ = token
+    }
+}
+
+extension LatestMailboxTests {
+    @Test func aFloodFromFourThreadsWhileTheLoopIsBusyWakesItOnce() async {
+        let loop = TestLoop()
+        let mailbox = LatestMailbox<Int>(loop: loop)
+        var taken: [Int] = []
+        var token: SimpleEventToken?
+        mailbox.event.addObserver(&token) { _ in taken.append(mailbox.take()!) }
+        let postsBefore = loop.postsRun
+        // The loop is not stepped while the producers run, as a loop busy with a long callback would not be.
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 0..<4 {
+                group.addTask { @Sendable in
+                    for sequence in 0..<100_000 { mailbox.place(producer * 100_000 + sequence) }
+                }
+            }
+        }
+        loop.runUntilIdle()
+        #expect(loop.postsRun - postsBefore == 1, "400,000 puts, one wake-up")
+        #expect(taken.count == 1)
+        #expect(mailbox.counts == MailboxCounts(accepted: 400_000, dropped: 399_999, delivered: 1))
+        _ = token
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import MainlineLoop
+import MainlineTesting
+import Synchronization
+
+/// Runs `producers` threads that each call `place(producer, sequence)` for `sequence` in `0..<perProducer`,
+/// while the test's main actor keeps stepping `loop` (so the consumer drains concurrently), until every producer
+/// has finished and the loop is idle.
+///
+/// Returns how many posted jobs the loop ran meanwhile: how often producers woke it.
+@MainActor
+func flood(
+    loop: TestLoop,
+    producers: Int = 4,
+    perProducer: Int = 100_000,
+    place: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
+) async -> Int {
+    let finished = Arc(Atomic<Int>(0))
+    let postsBefore = loop.postsRun
+    for producer in 0..<producers {
+        Thread.detachNewThread {
+            for sequence in 0..<perProducer { place(producer, sequence) }
+            finished.value.add(1, ordering: .releasing)
+        }
+    }
+    while finished.value.load(ordering: .acquiring) < producers {
+        loop.runUntilIdle()
+        await Task.yield()
+    }
+    loop.runUntilIdle()
+    return loop.postsRun - postsBefore
+}
+
+/// A reference to a non-copyable value, so threads can share an `Atomic`.
+final class Arc<Value: ~Copyable & Sendable>: Sendable {
+    let value: Value
+    init(_ value: consuming Value) { self.value = value }
+}
+
+/// Checks per-producer order of delivered values: each producer's sequence numbers must strictly increase.
+@MainActor
+final class OrderCheck {
+    private var last: [Int]
+    private(set) var violations = 0
+    private(set) var received = 0
+
+    init(producers: Int = 4) { last = Array(repeating: -1, count: producers) }
+
+    func receive(producer: Int, sequence: Int) {
+        if sequence <= last[producer] { violations += 1 }
+        last[producer] = sequence
+        received += 1
+    }
+
+    /// The last sequence number received from each producer.
+    var lastReceived: [Int] { last }
+}
