@@ -78,7 +78,7 @@ public final class SimpleEventGroupObserver: SimpleEventObserver {
         for event in events { event.addObserver(self) }
     }
 
-    /// Starts observing `events`; see ``init(loop:events:debounceTimeout:debouncePolicy:block:)-(_,[SimpleEventObservable],_,_,_)``.
+    /// Starts observing `events`, listed one by one; see the array form for the parameters.
     public convenience init(
         loop: any Loop = MainLoop.main,
         events: SimpleEventObservable...,
