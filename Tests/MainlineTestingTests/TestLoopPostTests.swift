@@ -16,6 +16,49 @@ struct TestLoopPostTests {
         #expect(!loop.hasPendingWork)
     }
 
+    @Test func postsRunCountsEveryPostedBodyTheLoopRanIncludingAtShutdown() {
+        let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 2))
+        for _ in 0..<3 { loop.post {} }
+        #expect(loop.postsRun == 0)
+        loop.runIteration()
+        #expect(loop.postsRun == 2, "one budget")
+        loop.post {}
+        loop.stop()
+        loop.runIteration()
+        #expect(loop.postsRun == 4, "the shutdown step runs the rest")
+    }
+
+    @Test func everyPhaseMarksItsLoopAsRunningOnThisThreadAndOnlyThen() {
+        let loop = TestLoop()
+        let other = TestLoop()
+        var seen: [String: Bool] = [:]
+        #expect(!_RunningLoop.isRunning(loop), "outside a step")
+        loop.schedule(after: .zero) {
+            seen["timer"] = _RunningLoop.isRunning(loop)
+            seen["other loop"] = _RunningLoop.isRunning(other)
+        }
+        loop.post {
+            seen["post"] = _RunningLoop.isRunning(loop)
+            loop.requestSettle(SettleNotification { seen["settle"] = _RunningLoop.isRunning(loop) })
+        }
+        loop.onSignal(.sighup) { _ in seen["signal"] = _RunningLoop.isRunning(loop) }
+        loop.raise(.sighup)
+        loop.runUntilIdle()
+        other.post { seen["nested step restores"] = !_RunningLoop.isRunning(loop) && _RunningLoop.isRunning(other) }
+        loop.post {
+            other.runIteration()
+            seen["after nested step"] = _RunningLoop.isRunning(loop)
+        }
+        loop.runUntilIdle()
+        #expect(!_RunningLoop.isRunning(loop))
+        #expect(
+            seen == [
+                "timer": true, "other loop": false, "post": true, "settle": true, "signal": true,
+                "nested step restores": true, "after nested step": true,
+            ]
+        )
+    }
+
     @Test func postsFromManyThreadsWaitForTheTestThenRunExactlyOnceInPerProducerOrder() async {
         let loop = TestLoop()
         let producers = 4
