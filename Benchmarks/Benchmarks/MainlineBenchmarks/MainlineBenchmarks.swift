@@ -116,4 +116,7 @@ let benchmarks: @Sendable () -> Void = {
             postSink.wait()
         }
     }
+
+    // 5–7. MainlineEvents: fan-out, pending triggers, mailboxes (EventBenchmarks.swift).
+    registerEventBenchmarks()
 }
