@@ -36,6 +36,12 @@ final class _CoalescingTrigger: Sendable {
     @inline(__always)
     func fire() {
         if scheduled.load(ordering: .relaxed) { return }
+        schedule()
+    }
+
+    /// The first trigger after a delivery: kept out of line so that `fire()` stays a load and a branch.
+    @inline(never)
+    private func schedule() {
         guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         if _RunningLoop.isRunning(loop) {

@@ -23,10 +23,12 @@ import MainlineLoop
 @MainActor
 public final class SimpleEvent: SimpleEventObservable {
     private let observers = _ObserverList(owner: "SimpleEvent")
+    // Unchecked exclusivity: main-actor state that no access holds across a call out; the dynamic checks were a
+    // measurable part of a synchronous notification (Benchmarks/README.md, fan-out).
     /// Marked by a trigger, cleared when the observers are notified.
-    private var isTriggered = false
+    @exclusivity(unchecked) private var isTriggered = false
     /// The depth of nested `coalescingNotifications` blocks.
-    private var coalescingDepth = 0
+    @exclusivity(unchecked) private var coalescingDepth = 0
 
     /// Creates an event with no observers. Callable from any thread; everything else is main-actor only.
     public nonisolated init() {}

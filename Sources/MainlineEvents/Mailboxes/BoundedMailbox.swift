@@ -35,7 +35,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     public let capacity: Int
     /// What happens to a value placed while the mailbox is full.
     public let overflowPolicy: OverflowPolicy
-    private let store: _MailboxStore<_Ring<Value>>
+    @usableFromInline let store: _MailboxStore<_Ring<Value>>
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -65,6 +65,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     /// - Returns: `false` only when the policy is ``OverflowPolicy/reject`` and the mailbox is full: the value was
     ///   not taken, and the producer still has it. `true` otherwise (the value waits, or was dropped and counted).
     @discardableResult
+    @inlinable
     public func place(_ value: Value) -> Bool {
         let policy = overflowPolicy
         return store.place { ring, counts in
@@ -91,6 +92,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     /// Takes the oldest waiting value.
     ///
     /// - Returns: The value, or `nil` when nothing waits.
+    @inlinable
     @MainActor public func take() -> Value? {
         store.withLock { ring, counts in
             guard let value = ring.popFirst() else { return nil }
@@ -102,6 +104,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     /// Takes every waiting value, oldest first.
     ///
     /// - Returns: The values; empty when nothing waits.
+    @inlinable
     @MainActor public func takeAll() -> [Value] {
         store.withLock { ring, counts in
             let values = ring.removeAll()
@@ -111,5 +114,6 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     }
 
     /// What the mailbox did so far. Thread-safe.
+    @inlinable
     public var counts: MailboxCounts { store.snapshot }
 }

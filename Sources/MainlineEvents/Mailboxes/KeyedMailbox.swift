@@ -21,13 +21,16 @@ import MainlineLoop
 /// A value replaced before it was taken is counted as dropped. Placing never blocks (beyond a short critical
 /// section) and wakes the loop at most once per delivery.
 public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline
     struct Storage {
         /// Keys in first-placed order.
-        var order: [Key] = []
-        var values: [Key: Value] = [:]
+        @usableFromInline var order: [Key] = []
+        @usableFromInline var values: [Key: Value] = [:]
+
+        @usableFromInline init() {}
     }
 
-    private let store: _MailboxStore<Storage>
+    @usableFromInline let store: _MailboxStore<Storage>
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -45,6 +48,7 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     /// - Parameters:
     ///   - key: The key.
     ///   - value: The value.
+    @inlinable
     public func place(key: Key, value: Value) {
         _ = store.place { storage, counts in
             if storage.values.updateValue(value, forKey: key) == nil {
@@ -60,6 +64,7 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     /// Takes every waiting value, one per key, in the order the keys were first placed since the last take.
     ///
     /// - Returns: The key–value pairs; empty if nothing arrived.
+    @inlinable
     @MainActor public func takeAll() -> [(key: Key, value: Value)] {
         store.withLock { storage, counts in
             let taken = storage.order.map { key in (key: key, value: storage.values[key]!) }
@@ -71,5 +76,6 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     /// What the mailbox did so far. Thread-safe.
+    @inlinable
     public var counts: MailboxCounts { store.snapshot }
 }

@@ -20,7 +20,7 @@ import MainlineLoop
 /// Placing never blocks (beyond a short critical section) and wakes the loop at most once per delivery: the
 /// event is a ``LazySimpleEvent``, so a burst of places is one notification.
 public final class LatestMailbox<Value: Sendable>: Sendable {
-    private let store: _MailboxStore<Value?>
+    @usableFromInline let store: _MailboxStore<Value?>
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -35,6 +35,7 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     /// Places `value`, replacing (and counting as dropped) a value not yet taken. Thread-safe; never blocks.
     ///
     /// - Parameter value: The value.
+    @inlinable
     public func place(_ value: Value) {
         _ = store.place { slot, counts in
             if slot != nil { counts.dropped += 1 }
@@ -47,6 +48,7 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     /// Takes the latest value, leaving the mailbox empty.
     ///
     /// - Returns: The value, or `nil` if nothing arrived since the last take.
+    @inlinable
     @MainActor public func take() -> Value? {
         store.withLock { slot, counts in
             guard let value = slot else { return nil }
@@ -57,5 +59,6 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     }
 
     /// What the mailbox did so far. Thread-safe.
+    @inlinable
     public var counts: MailboxCounts { store.snapshot }
 }

@@ -9,11 +9,14 @@ import Musl
 /// Mainline uses `pthread_mutex_t` rather than `Synchronization.Mutex`: on this toolchain `Mutex` produces
 /// false ThreadSanitizer reports, which would hide real ones.
 ///
-/// All operations on `_Lock` are thread-safe.
+/// All operations on `_Lock` are thread-safe. Usable from inlinable code, so that generic users in other modules
+/// (the mailboxes) can be specialised.
+@usableFromInline
 package final class _Lock: @unchecked Sendable {
     // @unchecked Sendable: the only state is the mutex, which is what makes other state safe to share.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    @usableFromInline
     package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
