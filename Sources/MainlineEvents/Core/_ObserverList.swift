@@ -10,7 +10,9 @@ import MainlineLoop
 final class _ObserverEntry {
     /// The block of a token observer; `nil` for object observers. Immutable, so a round can call it without copying
     /// it out of the entry; it is released with the entry, which its list and token drop once it is removed.
-    let block: SimpleEventObservable.ObserverBlock?
+    let block: SimpleEventObservable.ObserverBlock
+    /// Whether this is a token observer (`block` is its block) rather than an object observer (`block` does nothing).
+    let isToken: Bool
     /// The object of a weak observer.
     weak var object: AnyObject?
     /// The identity `object` had when added; `nil` for block observers. Outlives `object`, so a dead entry can
@@ -23,12 +25,14 @@ final class _ObserverEntry {
 
     init(block: @escaping SimpleEventObservable.ObserverBlock) {
         self.block = block
+        self.isToken = true
         self.objectID = nil
         self.typeName = "token"
     }
 
     init(object: AnyObject) {
-        self.block = nil
+        self.block = { _ in }
+        self.isToken = false
         self.object = object
         self.objectID = ObjectIdentifier(object)
         self.typeName = String(describing: type(of: object))
@@ -68,7 +72,7 @@ final class _ObserverList {
     }
 
     /// Whether no live observer is installed.
-    var isEmpty: Bool { !entries.contains { !$0.isRemoved && ($0.block != nil || $0.object != nil) } }
+    var isEmpty: Bool { !entries.contains { !$0.isRemoved && ($0.isToken || $0.object != nil) } }
 
     // MARK: Adding and removing
 
@@ -149,8 +153,8 @@ final class _ObserverList {
             let entry = entries[index]
             index += 1
             if entry.isRemoved { continue }
-            if let block = entry.block {
-                callBlock(block)
+            if entry.isToken {
+                callBlock(entry.block)
             } else if let object = entry.object {
                 callObject(object)
             } else {
