@@ -16,7 +16,9 @@ let package = Package(
         .executable(name: "guest-loop", targets: ["guest-loop"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0")
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // The lazy events' pending flag (not `Synchronization`, whose Mutex misleads ThreadSanitizer here).
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
     ],
     targets: [
         // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
@@ -35,7 +37,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "MainlineEvents", dependencies: ["MainlineLoop"]),
+        .target(
+            name: "MainlineEvents",
+            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
+        ),
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
         .target(name: "Mainline", dependencies: ["MainlineLoop", "MainlineEvents"]),
 

@@ -1,5 +1,5 @@
+import Atomics
 import MainlineLoop
-import Synchronization
 
 /// The thread-safe half of ``CoalescingCallback`` and ``LazySimpleEvent``: turns any number of triggers, from
 /// any thread, into one settle-phase delivery on the loop.
@@ -15,7 +15,7 @@ import Synchronization
 final class _CoalescingTrigger: Sendable {
     let loop: any Loop
     /// True from the first trigger until the delivery starts; true forever once cancelled.
-    private let scheduled = Atomic<Bool>(false)
+    private let scheduled = ManagedAtomic<Bool>(false)
     /// The notification; `nil` until the owner attached it, and again once cancelled.
     @MainActor private var notification: SettleNotification?
     @MainActor private(set) var isCancelled = false

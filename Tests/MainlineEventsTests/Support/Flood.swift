@@ -1,7 +1,6 @@
 import Foundation
 import MainlineLoop
 import MainlineTesting
-import Synchronization
 
 /// Runs `producers` threads that each call `place(producer, sequence)` for `sequence` in `0..<perProducer`,
 /// while the test's main actor keeps stepping `loop` (so the consumer drains concurrently), until every producer
@@ -15,26 +14,20 @@ func flood(
     perProducer: Int = 100_000,
     place: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
 ) async -> Int {
-    let finished = Arc(Atomic<Int>(0))
+    let finished = _Locked(0)
     let postsBefore = loop.postsRun
     for producer in 0..<producers {
         Thread.detachNewThread {
             for sequence in 0..<perProducer { place(producer, sequence) }
-            finished.value.add(1, ordering: .releasing)
+            finished.withLock { $0 += 1 }
         }
     }
-    while finished.value.load(ordering: .acquiring) < producers {
+    while finished.withLock({ $0 }) < producers {
         loop.runUntilIdle()
         await Task.yield()
     }
     loop.runUntilIdle()
     return loop.postsRun - postsBefore
-}
-
-/// A reference to a non-copyable value, so threads can share an `Atomic`.
-final class Arc<Value: ~Copyable & Sendable>: Sendable {
-    let value: Value
-    init(_ value: consuming Value) { self.value = value }
 }
 
 /// Checks per-producer order of delivered values: each producer's sequence numbers must strictly increase.
