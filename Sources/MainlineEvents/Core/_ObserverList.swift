@@ -42,8 +42,8 @@ final class _ObserverEntry {
     var isDead: Bool { objectID != nil && !isRemoved && object == nil }
 }
 
-/// The observer list behind ``ObserverHub`` and the `SimpleEvent` family: insertion order, rounds over a
-/// snapshot, and every misuse case reported to `Diagnostics` with upstream MMMObservables' release behaviour.
+/// The observer list behind ``ObserverHub`` and the `SimpleEvent` family: insertion order, rounds over the
+/// observers installed when they began, and every misuse case reported to `Diagnostics` with upstream MMMObservables' release behaviour.
 ///
 /// Must be used on the main actor.
 ///
@@ -130,7 +130,7 @@ final class _ObserverList {
 
     // MARK: Rounds
 
-    /// Runs one round over a snapshot of the observers, in insertion order: `block` for token observers,
+    /// Runs one round over the observers installed now, in insertion order: `block` for token observers,
     /// `object` for live weak observers. Entries removed during the round are skipped.
     @inline(__always)
     func forEach(

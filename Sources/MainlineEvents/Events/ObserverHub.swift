@@ -20,8 +20,8 @@ import MainlineLoop
 ///
 /// Rules, as in upstream MMMObservables:
 /// - Observers are held **weakly** and must be class instances. Remove each one exactly once, before it goes.
-/// - ``forEach(_:)`` iterates a **copy**: an observer removed during a round is not called in that round; one
-///   added during a round is first called in the next.
+/// - ``forEach(_:)`` visits the observers installed when it began: an observer removed during a round is not called
+///   in that round; one added during a round is first called in the next.
 ///
 /// Misuse is reported to `Diagnostics` (debug builds trap by default) and then handled as upstream's release
 /// builds do: a value type is never added (kind `observerIsValue`); an observer added twice is called twice
