@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Mainline", targets: ["Mainline"]),
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
         .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
+        .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
@@ -41,8 +42,12 @@ let package = Package(
             name: "MainlineEvents",
             dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
         ),
+        .target(
+            name: "MainlineObservables",
+            dependencies: ["MainlineLoop", "MainlineEvents", .product(name: "Atomics", package: "swift-atomics")]
+        ),
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
-        .target(name: "Mainline", dependencies: ["MainlineLoop", "MainlineEvents"]),
+        .target(name: "Mainline", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
 
         // Runnable programs. `swift run hello-loop` is the README's first command.
         .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
@@ -62,6 +67,7 @@ let package = Package(
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
         .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
+        .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

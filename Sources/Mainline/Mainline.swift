@@ -3,3 +3,4 @@
 
 @_exported import MainlineEvents
 @_exported import MainlineLoop
+@_exported import MainlineObservables

@@ -1,0 +1,137 @@
+import MainlineLoop
+
+/// The state and observers behind every observable and subject: the current value (or nothing), conflation of
+/// equal values, and rounds that notify observers in registration order.
+///
+/// Must be used on the main actor, except ``loop`` and ``equality``.
+///
+/// A round visits the observers registered when it began; an observer disposed during the round is skipped (its
+/// flag is checked before each call); observers registered during a round are first called with the next change
+/// (they got the current value when they registered).
+@MainActor
+final class _ObservableCore<T> {
+    nonisolated let loop: any Loop
+    /// `==` when `T` is `Equatable`, found at run time; `nil` means every value notifies.
+    nonisolated let equality: (@Sendable (T, T) -> Bool)?
+    private(set) var state: ObservableOptional<T>
+    // Unchecked exclusivity: main-actor state; no access spans a call out (rounds index the array afresh).
+    @exclusivity(unchecked) private var subscriptions: [_Subscription<ObservableOptional<T>>] = []
+    @exclusivity(unchecked) private var depth = 0
+    private var needsCompaction = false
+    /// Runs with each value that changed the state, before the observers are told: how a subject backed by a
+    /// setter (a key path, a closure) writes through.
+    var didApply: (@MainActor (T) -> Void)?
+    /// Work that feeds this observable (an `AsyncSequence` adapter's task), cancelled when the observable goes.
+    nonisolated let feeders = _Locked<[Task<Void, Never>]>([])
+
+    init(loop: any Loop, state: ObservableOptional<T>) {
+        self.loop = loop
+        self.state = state
+        self.equality = _Equality.of(T.self)
+    }
+
+    deinit {
+        for feeder in feeders.withLock({ $0 }) { feeder.cancel() }
+    }
+
+    /// Stores `new` and notifies the observers, unless it equals the current value (conflation).
+    /// Returns whether it changed anything.
+    @discardableResult
+    func apply(_ new: ObservableOptional<T>) -> Bool {
+        if isSame(state, new) { return false }
+        state = new
+        if let didApply, case .value(let value) = new { didApply(value) }
+        notify()
+        return true
+    }
+
+    /// Registers `onNext`, calls it with the current state at once, and returns the disposable that ends it.
+    func observe(_ onNext: @escaping @MainActor (ObservableOptional<T>) -> Void) -> Disposable {
+        let subscription = _Subscription(onNext)
+        subscriptions.append(subscription)
+        let loop = loop
+        let disposable = Disposable { [weak self] in
+            subscription.isDisposed.store(true, ordering: .releasing)
+            if _RunningLoop.isRunning(loop) {
+                MainActor.assumeIsolated { self?.remove(subscription) }
+            } else {
+                loop.post { self?.remove(subscription) }
+            }
+        }
+        onNext(state)
+        return disposable
+    }
+
+    /// How many observers are registered (disposed ones leave at the loop's next turn).
+    var observerCount: Int { subscriptions.count { !$0.isDisposed.load(ordering: .relaxed) } }
+
+    private func notify() {
+        depth += 1
+        let end = subscriptions.count
+        var index = 0
+        while index < end {
+            let subscription = subscriptions[index]
+            index += 1
+            if subscription.isDisposed.load(ordering: .acquiring) { continue }
+            subscription.onNext(state)
+        }
+        depth -= 1
+        if depth == 0 && needsCompaction {
+            needsCompaction = false
+            subscriptions.removeAll { $0.isDisposed.load(ordering: .relaxed) }
+        }
+    }
+
+    private func remove(_ subscription: _Subscription<ObservableOptional<T>>) {
+        if depth > 0 {
+            needsCompaction = true
+        } else if let index = subscriptions.firstIndex(where: { $0 === subscription }) {
+            subscriptions.remove(at: index)
+        }
+    }
+
+    private func isSame(_ lhs: ObservableOptional<T>, _ rhs: ObservableOptional<T>) -> Bool {
+        switch (lhs, rhs) {
+        case (.nothing, .nothing): return true
+        case (.value(let a), .value(let b)): return equality?(a, b) ?? false
+        default: return false
+        }
+    }
+}
+
+extension _ObservableCore where T: Sendable {
+    /// Starts a task that posts every element of `sequence` (mapped by `transform`) into this observable, until the
+    /// sequence ends or fails, or the observable is released.
+    nonisolated func feed<S: AsyncSequence & Sendable>(
+        from sequence: S,
+        _ transform: @escaping @Sendable (S.Element) -> T
+    ) {
+        let task = Task { [weak self] in
+            do {
+                for try await element in sequence {
+                    guard let self, self.post(.value(transform(element))) else { return }
+                }
+            } catch {
+                // A failing sequence ends the feed; the observable keeps its last value.
+            }
+        }
+        feeders.withLock { $0.append(task) }
+    }
+
+    /// Applies `new` on the loop, soon. Thread-safe; never blocks. Returns `false` if the loop has stopped.
+    nonisolated func post(_ new: ObservableOptional<T>) -> Bool {
+        loop.post { [weak self] in self?.apply(new) }
+    }
+
+    /// Applies `new` on the loop and returns once it has been applied. Returns `false` if the loop has stopped
+    /// (nothing was applied).
+    nonisolated func set(_ new: ObservableOptional<T>) async -> Bool {
+        await withCheckedContinuation { (applied: CheckedContinuation<Bool, Never>) in
+            let accepted = loop.post { [weak self] in
+                self?.apply(new)
+                applied.resume(returning: true)
+            }
+            if !accepted { applied.resume(returning: false) }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import MainlineLoop
+
+/// An observable that always has a value.
+///
+/// Must be used on the main actor (``values`` may be iterated anywhere).
+///
+/// Observers are called at once with the current value, then with every change, in the order they registered. A
+/// value equal to the current one notifies no one when `T` is `Equatable` (conflation). Members of the value read
+/// through the observable: `profile.name` is `profile.current.name`.
+@MainActor
+@dynamicMemberLookup
+public class InitializedObservable<T> {
+    let core: _ObservableCore<T>
+
+    init(core: _ObservableCore<T>) {
+        self.core = core
+    }
+
+    /// The loop observers are called on.
+    public nonisolated var loop: any Loop { core.loop }
+
+    /// The current value.
+    public var current: T {
+        guard case .value(let value) = core.state else {
+            preconditionFailure("BUG DETECTED: an initialized observable holds no value")
+        }
+        return value
+    }
+
+    /// The current value, as an optional, for symmetry with ``UninitializedObservable/currentOrNil``.
+    public var currentOrNil: T? { current }
+
+    /// A member of the current value.
+    public subscript<Member>(dynamicMember keyPath: KeyPath<T, Member>) -> Member {
+        current[keyPath: keyPath]
+    }
+
+    /// Calls `onNext` now with the current value, then on every change, on the main actor.
+    ///
+    /// - Parameter onNext: The observer.
+    /// - Returns: What ends the observation; dispose it (or add it to a ``DisposeBag``). Releasing it does not.
+    public func observe(_ onNext: @escaping @MainActor (T) -> Void) -> Disposable {
+        core.observe { state in
+            if case .value(let value) = state { onNext(value) }
+        }
+    }
+
+    /// How many observers are registered.
+    public var observerCount: Int { core.observerCount }
+}
+
+extension InitializedObservable where T: Sendable {
+    /// The values, starting with the current one, as an `AsyncSequence` that conflates: a slow consumer skips
+    /// intermediate values, never the latest. Iterating ends the observation when the task stops.
+    public var values: AsyncStream<T> {
+        _conflatingStream(of: T.self) { yield in observe(yield) }
+    }
+}

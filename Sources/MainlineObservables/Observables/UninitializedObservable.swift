@@ -1,0 +1,59 @@
+import MainlineLoop
+
+/// An observable that may have no value yet: it starts with nothing, and its observers see `nil` until a value
+/// arrives.
+///
+/// Must be used on the main actor (``values`` may be iterated anywhere).
+///
+/// Observers are called at once with the current value (`nil` for nothing), then with every change, in the order
+/// they registered. A value equal to the current one notifies no one when `T` is `Equatable` (conflation); when it
+/// is not, every value notifies. For an optional `T`, a `nil` value is a value: ``current`` is `.value(nil)`.
+@MainActor
+public class UninitializedObservable<T> {
+    let core: _ObservableCore<T>
+
+    init(core: _ObservableCore<T>) {
+        self.core = core
+    }
+
+    /// The loop observers are called on.
+    public nonisolated var loop: any Loop { core.loop }
+
+    /// The current value, or `.nothing`.
+    public var current: ObservableOptional<T> { core.state }
+
+    /// The current value, or `nil` for nothing.
+    public var currentOrNil: T? { core.state.valueOrNil }
+
+    /// Calls `onNext` now with the current value (`nil` for nothing), then on every change, on the main actor.
+    ///
+    /// - Parameter onNext: The observer.
+    /// - Returns: What ends the observation; dispose it (or add it to a ``DisposeBag``). Releasing it does not.
+    public func observe(_ onNext: @escaping @MainActor (T?) -> Void) -> Disposable {
+        core.observe { onNext($0.valueOrNil) }
+    }
+
+    /// How many observers are registered.
+    public var observerCount: Int { core.observerCount }
+}
+
+extension UninitializedObservable where T: Sendable {
+    /// The values, starting with the current one (`nil` for nothing), as an `AsyncSequence` that conflates: a slow
+    /// consumer skips intermediate values, never the latest. Iterating ends the observation when the task stops.
+    public var values: AsyncStream<T?> {
+        _conflatingStream(of: T?.self) { yield in observe(yield) }
+    }
+}
+
+/// An `AsyncStream` fed by an observer that keeps only the newest unconsumed value; the observer is disposed when
+/// the stream terminates.
+@MainActor
+func _conflatingStream<Element: Sendable>(
+    of _: Element.Type,
+    observe: (@escaping @MainActor (Element) -> Void) -> Disposable
+) -> AsyncStream<Element> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(1))
+    let disposable = observe { continuation.yield($0) }
+    continuation.onTermination = { _ in disposable.dispose() }
+    return stream
+}
