@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
         .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
+        .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
@@ -46,8 +47,15 @@ let package = Package(
             name: "MainlineObservables",
             dependencies: ["MainlineLoop", "MainlineEvents", .product(name: "Atomics", package: "swift-atomics")]
         ),
+        .target(
+            name: "MainlineViewModels",
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]
+        ),
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
-        .target(name: "Mainline", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
+        .target(
+            name: "Mainline",
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+        ),
 
         // Runnable programs. `swift run hello-loop` is the README's first command.
         .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
@@ -68,6 +76,7 @@ let package = Package(
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
         .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
+        .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

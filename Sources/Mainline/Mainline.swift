@@ -4,3 +4,4 @@
 @_exported import MainlineEvents
 @_exported import MainlineLoop
 @_exported import MainlineObservables
+@_exported import MainlineViewModels

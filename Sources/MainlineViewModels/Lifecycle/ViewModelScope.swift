@@ -1,0 +1,105 @@
+import MainlineLoop
+
+/// Work tied to a lifetime — a view model's whole life, or one resumed span — cancelled together when it ends.
+///
+/// Must be used on the main actor.
+///
+/// ```swift
+/// override func onResume(_ scope: ViewModelScope) {
+///     scope.launch { await self.refreshUntilCancelled() }         // cancelled on pause
+///     scope.tick(every: .seconds(1)) { _ in self.updateClock() }  // stops on pause
+/// }
+/// ```
+///
+/// Once a scope has ended, launching into it is misuse (reported to `Diagnostics` as `launchAfterScopeEnded`) and
+/// starts nothing.
+@MainActor
+public final class ViewModelScope {
+    /// What the scope belongs to, for messages.
+    private let name: String
+    private let loop: any Loop
+    private var tasks: [ObjectIdentifier: _TrackedTask] = [:]
+    private var timers: [ScheduledTask] = []
+
+    /// Whether the scope has ended (its work was cancelled).
+    public private(set) var hasEnded = false
+
+    init(name: String, loop: any Loop) {
+        self.name = name
+        self.loop = loop
+    }
+
+    /// Starts `operation` as a task on the main actor, cancelled when the scope ends.
+    ///
+    /// - Parameter operation: The work; check for cancellation (`Task.isCancelled`, `try Task.checkCancellation()`).
+    /// - Returns: The task, or `nil` if the scope has already ended.
+    @discardableResult
+    public func launch(_ operation: @escaping @MainActor () async -> Void) -> Task<Void, Never>? {
+        guard !hasEnded else {
+            Diagnostics.report(
+                .launchAfterScopeEnded,
+                "Work was launched into \(name) after it ended. Launch lifetime work before clear(), and resumed work from onResume(_:) into the scope it receives. Nothing was started."
+            )
+            return nil
+        }
+        let tracked = _TrackedTask()
+        let id = ObjectIdentifier(tracked)
+        let task = Task { @MainActor [weak self] in
+            await operation()
+            self?.tasks[id] = nil
+        }
+        tracked.task = task
+        tasks[id] = tracked
+        return task
+    }
+
+    /// Calls `body` every `interval` on the loop's clock while the scope lives: the lifecycle tick.
+    ///
+    /// Ticks run at a fixed rate from now. A tick the loop reaches late runs once, and the ticks it missed are
+    /// skipped — never queued — and counted in ``Tick/skipped``. Ticks stop when the scope ends (for a resumed
+    /// scope: on pause).
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive (see `Loop.scheduleRepeating(every:_:)`).
+    ///   - body: What to do on each tick.
+    /// - Returns: The timer, or `nil` if the scope has already ended.
+    @discardableResult
+    public func tick(every interval: Duration, _ body: @escaping @MainActor (Tick) -> Void) -> ScheduledTask? {
+        guard !hasEnded else {
+            Diagnostics.report(
+                .launchAfterScopeEnded,
+                "A tick was requested from \(name) after it ended. Ask for ticks in onResume(_:), on the scope it receives. No tick was scheduled."
+            )
+            return nil
+        }
+        var count = 0
+        var previouslySkipped = 0
+        let timer = loop.scheduleRepeating(every: interval) { [loop] task in
+            count += 1
+            let skipped = task.skippedFirings - previouslySkipped
+            previouslySkipped = task.skippedFirings
+            body(Tick(index: count, skipped: skipped, totalSkipped: task.skippedFirings, now: loop.now))
+        }
+        timers.append(timer)
+        return timer
+    }
+
+    /// How many launched tasks are still running.
+    public var runningTaskCount: Int { tasks.count }
+
+    /// Ends the scope: cancels every task and timer. Idempotent.
+    func end() {
+        guard !hasEnded else { return }
+        hasEnded = true
+        for tracked in tasks.values { tracked.task?.cancel() }
+        tasks = [:]
+        for timer in timers { timer.cancel() }
+        timers = []
+    }
+}
+
+/// A task handle the scope can register before the task exists.
+@MainActor
+final class _TrackedTask {
+    var task: Task<Void, Never>?
+}
