@@ -51,7 +51,8 @@ let package = Package(
             name: "MainlineViewModels",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]
         ),
-        .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
+        // MainlineViewModels: the recording navigator.
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels"]),
         .target(
             name: "Mainline",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]

@@ -19,8 +19,15 @@ final class Writer: LifecycleSubscribable {
 @MainActor
 final class SessionViewModel: BaseViewModel, LifecycleSubscribableViewModel {
     let writer = Writer()
-    let outgoing = subjectOf("hello")
+    let outgoing: InitializedSubject<String>
     var lifecycleSubscribables: [LifecycleSubscribable] { [writer] }
+
+    override init(loop: any Loop) {
+        // Never the default loop in tests: disposing an observation posts its removal to the subject's loop, and a
+        // post to an idle MainLoop.main attaches it (the guest-mode suite counts live main loops).
+        outgoing = subjectOf("hello", loop: loop)
+        super.init(loop: loop)
+    }
 }
 
 /// `LifecycleManager`: a host's visibility drives the view model.
