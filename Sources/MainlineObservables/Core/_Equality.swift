@@ -4,20 +4,14 @@
 /// All operations are thread-safe.
 enum _Equality {
     /// `==` for `T` if `T` is `Equatable` (including conditional conformances such as `Int?` or `[String]`);
-    /// `nil` otherwise.
-    static func of<T>(_ type: T.Type) -> (@Sendable (T, T) -> Bool)? {
-        guard type is any Equatable.Type else { return nil }
-        return { lhs, rhs in
-            guard let lhs = lhs as? any Equatable else { return false }
-            return lhs._isEqual(to: rhs)
-        }
+    /// `nil` otherwise. The conformance is looked up once, here, not on every comparison.
+    static func of<T>(_ type: T.Type) -> ((T, T) -> Bool)? {
+        guard let equatable = type as? any Equatable.Type else { return nil }
+        return comparing(equatable, as: type)
     }
-}
 
-extension Equatable {
-    /// `self == other` when `other` is a `Self`.
-    fileprivate func _isEqual(to other: Any) -> Bool {
-        guard let other = other as? Self else { return false }
-        return self == other
+    private static func comparing<E: Equatable, T>(_: E.Type, as _: T.Type) -> (T, T) -> Bool {
+        // `E` is `T`, opened as `Equatable`: reinterpreting a value as its own type is free and exact.
+        { lhs, rhs in unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self) }
     }
 }

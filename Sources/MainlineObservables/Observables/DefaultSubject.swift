@@ -8,9 +8,9 @@ import MainlineLoop
 ///
 /// ```swift
 /// let title = DefaultSubject<String>(nil, default: "Untitled")
-/// title.update(nil)       // still "Untitled", silent
-/// title.update("Report")  // "Report"
-/// title.update(nil)       // "Untitled" again
+/// title.update(orDefault: nil)       // still "Untitled", silent
+/// title.update(orDefault: "Report")  // "Report"
+/// title.post(nil)                    // "Untitled" again, on the loop
 /// ```
 @MainActor
 public final class DefaultSubject<T: Sendable>: InitializedSubject<T> {
@@ -30,9 +30,12 @@ public final class DefaultSubject<T: Sendable>: InitializedSubject<T> {
 
     /// Sets the value now (the default for `nil`) and notifies the observers unless it is unchanged.
     ///
+    /// (Not an `update(_:)` overload: that would override the inherited one and make every update a dynamic call.)
+    ///
     /// - Parameter value: The new value, or `nil` for the default.
-    public override func update(_ value: T?) {
-        super.update(value ?? defaultValue)
+    @inlinable
+    public func update(orDefault value: T?) {
+        update(value ?? defaultValue)
     }
 }
 
@@ -41,7 +44,7 @@ extension DefaultSubject {
     ///
     /// - Parameter value: The new value, or `nil` for the default.
     /// - Returns: `false` if the loop has stopped.
-    @discardableResult
+    @inlinable @discardableResult
     public nonisolated func post(_ value: T?) -> Bool {
         post(value ?? defaultValue)
     }

@@ -10,17 +10,17 @@ import MainlineLoop
 @MainActor
 @dynamicMemberLookup
 public class InitializedObservable<T> {
-    let core: _ObservableCore<T>
+    @usableFromInline let core: _ObservableCore<T>
 
     init(core: _ObservableCore<T>) {
         self.core = core
     }
 
     /// The loop observers are called on.
-    public nonisolated var loop: any Loop { core.loop }
+    public final nonisolated var loop: any Loop { core.loop }
 
     /// The current value.
-    public var current: T {
+    @inlinable public final var current: T {
         guard case .value(let value) = core.state else {
             preconditionFailure("BUG DETECTED: an initialized observable holds no value")
         }
@@ -28,10 +28,10 @@ public class InitializedObservable<T> {
     }
 
     /// The current value, as an optional, for symmetry with ``UninitializedObservable/currentOrNil``.
-    public var currentOrNil: T? { current }
+    @inlinable public final var currentOrNil: T? { current }
 
     /// A member of the current value.
-    public subscript<Member>(dynamicMember keyPath: KeyPath<T, Member>) -> Member {
+    @inlinable public final subscript<Member>(dynamicMember keyPath: KeyPath<T, Member>) -> Member {
         current[keyPath: keyPath]
     }
 
@@ -39,14 +39,15 @@ public class InitializedObservable<T> {
     ///
     /// - Parameter onNext: The observer.
     /// - Returns: What ends the observation; dispose it (or add it to a ``DisposeBag``). Releasing it does not.
-    public func observe(_ onNext: @escaping @MainActor (T) -> Void) -> Disposable {
+    @inlinable
+    public final func observe(_ onNext: @escaping @MainActor (T) -> Void) -> Disposable {
         core.observe { state in
             if case .value(let value) = state { onNext(value) }
         }
     }
 
     /// How many observers are registered.
-    public var observerCount: Int { core.observerCount }
+    public final var observerCount: Int { core.observerCount }
 }
 
 extension InitializedObservable where T: Sendable {

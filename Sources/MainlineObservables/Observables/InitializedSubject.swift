@@ -23,15 +23,16 @@ public class InitializedSubject<T>: InitializedObservable<T> {
     }
 
     /// The current value; setting it notifies the observers at once (unless it is equal to the current one).
-    public var value: T {
+    @inlinable public final var value: T {
         get { current }
-        set { update(newValue) }
+        set { core.apply(.value(newValue)) }
     }
 
     /// Sets the value now and notifies the observers (unless it equals the current one).
     ///
     /// - Parameter value: The new value.
-    public func update(_ value: T) {
+    @inlinable
+    public final func update(_ value: T) {
         core.apply(.value(value))
     }
 }
@@ -42,7 +43,7 @@ extension InitializedSubject where T: Sendable {
     ///
     /// - Parameter value: The new value.
     /// - Returns: `false` if the loop has stopped and the value will never be applied.
-    @discardableResult
+    @inlinable @discardableResult
     public nonisolated func post(_ value: T) -> Bool {
         core.post(.value(value))
     }

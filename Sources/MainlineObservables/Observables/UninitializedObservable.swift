@@ -10,31 +10,32 @@ import MainlineLoop
 /// is not, every value notifies. For an optional `T`, a `nil` value is a value: ``current`` is `.value(nil)`.
 @MainActor
 public class UninitializedObservable<T> {
-    let core: _ObservableCore<T>
+    @usableFromInline let core: _ObservableCore<T>
 
     init(core: _ObservableCore<T>) {
         self.core = core
     }
 
     /// The loop observers are called on.
-    public nonisolated var loop: any Loop { core.loop }
+    public final nonisolated var loop: any Loop { core.loop }
 
     /// The current value, or `.nothing`.
-    public var current: ObservableOptional<T> { core.state }
+    @inlinable public final var current: ObservableOptional<T> { core.state }
 
     /// The current value, or `nil` for nothing.
-    public var currentOrNil: T? { core.state.valueOrNil }
+    @inlinable public final var currentOrNil: T? { core.state.valueOrNil }
 
     /// Calls `onNext` now with the current value (`nil` for nothing), then on every change, on the main actor.
     ///
     /// - Parameter onNext: The observer.
     /// - Returns: What ends the observation; dispose it (or add it to a ``DisposeBag``). Releasing it does not.
-    public func observe(_ onNext: @escaping @MainActor (T?) -> Void) -> Disposable {
+    @inlinable
+    public final func observe(_ onNext: @escaping @MainActor (T?) -> Void) -> Disposable {
         core.observe { onNext($0.valueOrNil) }
     }
 
     /// How many observers are registered.
-    public var observerCount: Int { core.observerCount }
+    public final var observerCount: Int { core.observerCount }
 }
 
 extension UninitializedObservable where T: Sendable {

@@ -22,6 +22,7 @@ public final class UninitializedSubject<T>: UninitializedObservable<T> {
     /// Sets the value now and notifies the observers (unless it equals the current one).
     ///
     /// - Parameter value: The new value (`nil` is a value when `T` is optional).
+    @inlinable
     public func update(_ value: T) {
         core.apply(.value(value))
     }
@@ -33,7 +34,7 @@ extension UninitializedSubject where T: Sendable {
     ///
     /// - Parameter value: The new value.
     /// - Returns: `false` if the loop has stopped and the value will never be applied.
-    @discardableResult
+    @inlinable @discardableResult
     public nonisolated func post(_ value: T) -> Bool {
         core.post(.value(value))
     }
