@@ -21,10 +21,13 @@ let package = Package(
             dependencies: [
                 .product(name: "MainlineLoop", package: "Mainline"),
                 .product(name: "MainlineEvents", package: "Mainline"),
+                .product(name: "MainlineObservables", package: "Mainline"),
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+                // `DispatchQueue` as an OpenCombine scheduler, for the subject peer's `receive(on:)`.
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],
             path: "Benchmarks/MainlineBenchmarks",
             plugins: [

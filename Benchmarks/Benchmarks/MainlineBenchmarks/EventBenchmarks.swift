@@ -109,7 +109,7 @@ func registerEventBenchmarks() {
 }
 
 /// `nanoseconds` spent on `count` calls, as picoseconds per call.
-private func picosecondsEach(_ nanoseconds: UInt64, _ count: Int) -> Int {
+func picosecondsEach(_ nanoseconds: UInt64, _ count: Int) -> Int {
     Int(nanoseconds * 1_000 / UInt64(count))
 }
 

@@ -119,4 +119,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 5–7. MainlineEvents: fan-out, pending triggers, mailboxes (EventBenchmarks.swift).
     registerEventBenchmarks()
+
+    // 8–10. MainlineObservables: subject posts, round trips and fan-out (ObservableBenchmarks.swift).
+    registerObservableBenchmarks()
 }
