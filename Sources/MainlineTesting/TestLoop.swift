@@ -146,6 +146,25 @@ public final class TestLoop: Loop {
         return iterations
     }
 
+    /// Steps the loop at the current time until `condition` holds, letting other tasks run between steps: for tests
+    /// where work arrives from other threads or tasks (posts from a worker, a task consuming an `AsyncSequence`).
+    ///
+    /// Virtual time does not move. Each attempt runs the loop until idle, checks `condition`, and yields.
+    ///
+    /// - Parameters:
+    ///   - attempts: How many rounds to try before giving up, so a broken test fails instead of hanging.
+    ///   - condition: What the test waits for.
+    /// - Returns: Whether `condition` held before the attempts ran out.
+    @discardableResult
+    public func run(until condition: () -> Bool, attempts: Int = 100_000) async -> Bool {
+        for _ in 0..<attempts {
+            runUntilIdle()
+            if condition() { return true }
+            await Task.yield()
+        }
+        return condition()
+    }
+
     /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
     ///
     /// - Parameter duration: How far to move; a negative duration is misuse (see ``advance(to:)``).

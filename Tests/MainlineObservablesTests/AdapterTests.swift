@@ -21,7 +21,7 @@ struct AdapterTests {
         let observation = observable.observe { seen.add($0) }
         for value in 1...3 { continuation.yield(value) }
         continuation.finish()
-        await stepUntil(loop) { observable.currentOrNil == 3 }
+        await loop.run(until: { observable.currentOrNil == 3 })
         #expect(seen.values == [nil, 1, 2, 3])
         observation.dispose()
     }
@@ -35,7 +35,7 @@ struct AdapterTests {
         continuation.yield("a")
         continuation.yield(nil)
         continuation.finish()
-        await stepUntil(loop) { seen.values.count == 3 }
+        await loop.run(until: { seen.values.count == 3 })
         #expect(seen.values == ["none", "a", "none"])
         observation.dispose()
     }
@@ -48,7 +48,7 @@ struct AdapterTests {
         var observable: UninitializedObservable<Int>? = observableOf(stream, loop: loop)
         _ = observable
         observable = nil
-        await stepUntil(loop) { terminated.withLock { $0 } }
+        await loop.run(until: { terminated.withLock { $0 } })
         #expect(terminated.withLock { $0 })
     }
 

@@ -145,7 +145,7 @@ struct SubjectTests {
         let loop = TestLoop()
         let subject = subjectOf(0, loop: loop)
         let setter = Task.detached { await subject.set(7) }
-        await stepUntil(loop) { subject.current == 7 }
+        await loop.run(until: { subject.current == 7 })
         #expect(await setter.value)
         #expect(subject.current == 7)
         loop.stop()
@@ -177,7 +177,7 @@ struct SubjectTests {
                 finished.withLock { $0 += 1 }
             }
         }
-        await stepUntil(loop) { finished.withLock { $0 } == 4 && !loop.hasPendingWork }
+        await loop.run(until: { finished.withLock { $0 } == 4 && !loop.hasPendingWork })
         #expect(order.violations == 0)
         #expect(order.last == [9_999, 9_999, 9_999, 9_999])
         #expect([9_999, 19_999, 29_999, 39_999].contains(subject.current), "the final value is one of the last posts")

@@ -16,6 +16,20 @@ struct TestLoopPostTests {
         #expect(!loop.hasPendingWork)
     }
 
+    @Test func runUntilStepsTheLoopWhileOtherTasksPostAndGivesUpAfterItsAttempts() async {
+        let loop = TestLoop()
+        @MainActor final class Count { var received = 0 }
+        let count = Count()
+        let producer = Task.detached {
+            for _ in 0..<100 { loop.post { count.received += 1 } }
+        }
+        #expect(await loop.run(until: { count.received == 100 }))
+        await producer.value
+        #expect(count.received == 100)
+        #expect(await loop.run(until: { count.received == 101 }, attempts: 3) == false, "gives up instead of hanging")
+        #expect(loop.now == .zero, "virtual time does not move")
+    }
+
     @Test func postsRunCountsEveryPostedBodyTheLoopRanIncludingAtShutdown() {
         let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 2))
         for _ in 0..<3 { loop.post {} }

@@ -45,23 +45,12 @@ struct ViewModelReadmeExampleTests {
         loop.advance(by: .seconds(2))
         #expect(viewModel.progress.value == 100)
         #expect(viewModel.elapsed.value == "2 s")
-        await stepUntil(loop) { viewModel.finished }  // the resumed scope's task saw 100
+        await loop.run(until: { viewModel.finished })  // the resumed scope's task saw 100
         #expect(viewModel.finished)
 
         viewModel.didPause()  // cancels the resumed scope: its task and its tick
         loop.advance(by: .seconds(5))
         #expect(viewModel.elapsed.value == "2 s")
         viewModel.clear()
-    }
-}
-
-/// Steps `loop` until `done()` holds, letting other tasks run between steps; gives up after `attempts` rounds.
-@MainActor
-func stepUntil(_ loop: TestLoop, attempts: Int = 100_000, _ done: () -> Bool) async {
-    var left = attempts
-    while !done() && left > 0 {
-        loop.runUntilIdle()
-        await Task.yield()
-        left -= 1
     }
 }
