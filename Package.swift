@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
+        .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
@@ -51,11 +52,17 @@ let package = Package(
             name: "MainlineViewModels",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]
         ),
+        .target(
+            name: "MainlineCoordinators",
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+        ),
         // MainlineViewModels: the recording navigator.
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels"]),
         .target(
             name: "Mainline",
-            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+            dependencies: [
+                "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
+            ]
         ),
 
         // Runnable programs. `swift run hello-loop` is the README's first command.
@@ -78,6 +85,7 @@ let package = Package(
         .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
+        .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

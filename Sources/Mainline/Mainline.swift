@@ -5,3 +5,4 @@
 @_exported import MainlineLoop
 @_exported import MainlineObservables
 @_exported import MainlineViewModels
+@_exported import MainlineCoordinators
