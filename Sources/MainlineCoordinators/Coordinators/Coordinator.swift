@@ -84,6 +84,19 @@ open class Coordinator<Output>: AnyCoordinator {
         child.start(presentation: presentation)
     }
 
+    /// Finishes without running a handler: for a coordinator that was built and never started.
+    func discardSilently() {
+        guard result == nil else { return }
+        result = .cancelled
+        onCompleted = nil
+        onCancelled = nil
+    }
+
+    /// Records `parent` (a route sets it before starting the chain).
+    func adopt(parent: AnyCoordinator?) {
+        self.parent = parent
+    }
+
     /// Completes the flow with `output`: `completed` runs, once. Misuse after the flow finished (reported, ignored).
     ///
     /// - Parameter output: The flow's result.
