@@ -28,6 +28,15 @@ final class SignUpCoordinator: Coordinator<String>, RoutableCoordinator {
     }
 }
 
+struct Order: Identifiable, Equatable, Sendable {
+    let id: Int
+    var status: String
+}
+
+struct Shop: Equatable, Sendable {
+    var orders: [Order] = []
+}
+
 /// The README's tour of coordinators and routes, as tests: the snippets there are copied from this file.
 @MainActor
 @Suite("README: coordinators and routes")
@@ -64,5 +73,18 @@ struct CoordinatorReadmeExampleTests {
         )
         try registry.perform(route, from: nil, stack: stack, modal: modal)
         #expect(stack.top.current?.name == "confirm ada@example.com")
+    }
+
+    @Test func aDataCacheMergesByIdAndNotifiesOnlyOnChange() {
+        let cache = DataCache(value: Shop(), loop: TestLoop())
+        var notifications = 0
+        let observation = cache.observe { _ in notifications += 1 }
+
+        cache.populate(\.orders, with: [Order(id: 1, status: "new"), Order(id: 2, status: "new")])
+        cache.populate(\.orders, with: [Order(id: 2, status: "shipped")])  // replaces 2 in place, keeps 1
+        cache.populate(\.orders, with: [Order(id: 2, status: "shipped")])  // nothing changed: silent
+        #expect(cache.value.orders.map(\.status) == ["new", "shipped"])
+        #expect(notifications == 3)  // at once, then two changes
+        observation.dispose()
     }
 }

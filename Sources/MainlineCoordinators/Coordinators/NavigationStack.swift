@@ -102,7 +102,7 @@ public final class NavigationStack {
 
     /// Replaces everything: a new root (or none) and nothing above it.
     ///
-    /// - Parameter root: The new root.
+    /// - Parameter newRoot: The new root.
     public func reset(root newRoot: Screen? = nil) {
         pathSubject.value = []
         root.value = newRoot
