@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
+        .executable(name: "sign-up", targets: ["sign-up"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -68,6 +69,12 @@ let package = Package(
         // Runnable programs. `swift run hello-loop` is the README's first command.
         .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
         .executableTarget(name: "guest-loop", dependencies: ["Mainline"], path: "Examples/guest-loop"),
+        .executableTarget(
+            name: "sign-up",
+            dependencies: ["Mainline"],
+            path: "Examples/sign-up",
+            exclude: ["confirm-route.json"]
+        ),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
@@ -86,6 +93,8 @@ let package = Package(
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
+        // The examples, run as a user runs them: `sign-up` under tmux.
+        .testTarget(name: "ExamplesTests", dependencies: ["sign-up"]),
     ],
     swiftLanguageModes: [.v6]
 )
