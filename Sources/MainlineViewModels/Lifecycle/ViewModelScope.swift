@@ -18,7 +18,8 @@ public final class ViewModelScope {
     /// What the scope belongs to, for messages.
     private let name: String
     private let loop: any Loop
-    private var tasks: [ObjectIdentifier: _TrackedTask] = [:]
+    private var tasks: [Int: Task<Void, Never>] = [:]
+    private var nextTaskID = 0
     private var timers: [ScheduledTask] = []
 
     /// Whether the scope has ended (its work was cancelled).
@@ -42,14 +43,14 @@ public final class ViewModelScope {
             )
             return nil
         }
-        let tracked = _TrackedTask()
-        let id = ObjectIdentifier(tracked)
+        let id = nextTaskID
+        nextTaskID += 1
+        // The task starts only after this main-actor code returns, so it is registered before it can finish.
         let task = Task { @MainActor [weak self] in
             await operation()
             self?.tasks[id] = nil
         }
-        tracked.task = task
-        tasks[id] = tracked
+        tasks[id] = task
         return task
     }
 
@@ -91,15 +92,9 @@ public final class ViewModelScope {
     func end() {
         guard !hasEnded else { return }
         hasEnded = true
-        for tracked in tasks.values { tracked.task?.cancel() }
+        for task in tasks.values { task.cancel() }
         tasks = [:]
         for timer in timers { timer.cancel() }
         timers = []
     }
-}
-
-/// A task handle the scope can register before the task exists.
-@MainActor
-final class _TrackedTask {
-    var task: Task<Void, Never>?
 }
