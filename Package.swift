@@ -83,10 +83,15 @@ let package = Package(
             dependencies: ["MainlineLoop", "CMainlineShims"],
             path: "Tests/OwnerModeProbe"
         ),
+        // Starting and reaping child processes in tests (see ChildProcess for why not Foundation's Process).
+        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(
             name: "MainlineLoopTests",
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
-            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe"]
+            dependencies: [
+                "MainlineLoop", "MainlineEvents", "MainlineTesting", "TestSupport", "mainline-owner-probe",
+            ]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
         .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
@@ -94,7 +99,7 @@ let package = Package(
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
         // The examples, run as a user runs them: `sign-up` under tmux.
-        .testTarget(name: "ExamplesTests", dependencies: ["sign-up"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["TestSupport", "sign-up"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `sign-up`, run as a user runs it: in a terminal (a tmux pane), typing commands and reading the screen.
@@ -12,10 +13,7 @@ struct SignUpExampleTests {
         let name = "mainline-sign-up-\(UInt32.random(in: 0...UInt32.max))"
 
         init(arguments: [String] = []) throws {
-            let binary = URL(
-                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            )
-            .deletingLastPathComponent().appendingPathComponent("sign-up").path
+            let binary = try ChildProcess.builtProduct("sign-up")
             let command = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
             // `; sleep 30` keeps the pane (and what the program printed last) readable after it exits.
             try Self.tmux([
@@ -56,17 +54,14 @@ struct SignUpExampleTests {
         /// the tmux server would hand it the pipe, and reading to its end would then never finish.
         @discardableResult
         static func tmux(_ arguments: [String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["tmux"] + arguments
-            process.standardError = FileHandle.nullDevice
             let reads = arguments.first == "capture-pane"
-            let output = Pipe()
-            process.standardOutput = reads ? output : FileHandle.nullDevice
-            try process.run()
-            let data = reads ? output.fileHandleForReading.readDataToEndOfFile() : Data()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            let child = try ChildProcess(
+                "tmux",
+                arguments,
+                searchPath: true,
+                standardOutput: reads ? .capture : .discard
+            )
+            return child.finishBlocking().standardOutput
         }
     }
 

@@ -1,0 +1,2 @@
+// Empty: CTestSupport is header-only (its functions are static inline).
+#include "CTestSupport.h"

@@ -1,0 +1,216 @@
+import CTestSupport
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A child process started with `posix_spawn` and reaped with `waitpid` on its own pid.
+///
+/// The test suites use this instead of Foundation's `Process`. All suites share one test binary, and some of them run
+/// exit tests. Once one has run, Swift Testing's child monitor and Foundation's SIGCHLD handling race, and
+/// `Process.waitUntilExit()` can wait forever on a child that has already exited. CI hung that way: a zombie `tmux`
+/// client, a spinning monitor thread, and a test stuck in `waitUntilExit()`. `waitpid` on the child's own pid cannot
+/// miss its exit.
+///
+/// Other properties the tests rely on:
+/// - The child's standard input is `/dev/null`.
+/// - Each standard output or error stream is captured, discarded or inherited.
+/// - The pipes are close-on-exec, so no other child (a `tmux` server, a concurrently spawned probe) inherits them and
+///   keeps them open.
+///
+/// Blocking work (reading the pipes, waiting for the exit) runs on threads of its own, never on the concurrency pool.
+public final class ChildProcess: @unchecked Sendable {  // immutable after init; the pipes are read once, by `finish()`
+    /// What becomes of one of the child's output streams.
+    public enum Output: Sendable {
+        /// Sent to `/dev/null`.
+        case discard
+        /// Collected; returned by ``finish()``.
+        case capture
+        /// Shared with the test process.
+        case inherit
+    }
+
+    /// How a child ended, and what it printed on the captured streams.
+    public struct Result: Sendable {
+        /// The exit code, or `128 + signal` when a signal ended it (as a shell reports it).
+        public var status: Int32
+        /// The signal that ended it, if one did.
+        public var signal: Int32?
+        /// What it wrote to standard output (empty unless captured).
+        public var standardOutput: String
+        /// What it wrote to standard error (empty unless captured).
+        public var standardError: String
+    }
+
+    /// A failure to start the child.
+    public struct SpawnError: Error, CustomStringConvertible {
+        /// The executable that could not be started.
+        public var executable: String
+        /// The `errno` value `posix_spawn` or `pipe2` returned.
+        public var code: Int32
+        /// A readable description naming the executable and the error.
+        public var description: String { "cannot start \(executable): \(String(cString: strerror(code)))" }
+    }
+
+    /// The child's process id.
+    public let pid: pid_t
+    private let outputPipe: Int32?
+    private let errorPipe: Int32?
+
+    /// Starts `executable` (a path; or a name looked up on `PATH` when `searchPath` is `true`) with `arguments`.
+    ///
+    /// - Parameter environment: the child's environment; `nil` passes the test process's own.
+    public init(
+        _ executable: String,
+        _ arguments: [String] = [],
+        environment: [String: String]? = nil,
+        searchPath: Bool = false,
+        standardOutput: Output = .discard,
+        standardError: Output = .discard
+    ) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+
+        var parentEnds: [Int32?] = []
+        var childEnds: [Int32] = []
+        for (fd, output) in [(Int32(1), standardOutput), (Int32(2), standardError)] {
+            switch output {
+            case .discard:
+                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
+                parentEnds.append(nil)
+            case .inherit:
+                parentEnds.append(nil)
+            case .capture:
+                var ends: [Int32] = [-1, -1]
+                guard test_support_pipe_cloexec(&ends) == 0 else {
+                    let code = errno
+                    (parentEnds.compactMap { $0 } + childEnds).forEach { close($0) }
+                    throw SpawnError(executable: executable, code: code)
+                }
+                posix_spawn_file_actions_adddup2(&actions, ends[1], fd)  // dup2 clears close-on-exec on `fd`
+                parentEnds.append(ends[0])
+                childEnds.append(ends[1])
+            }
+        }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let environmentStrings = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let envp = environmentStrings.map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let code =
+            searchPath
+            ? posix_spawnp(&pid, executable, &actions, nil, argv, envp)
+            : posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        childEnds.forEach { close($0) }
+        guard code == 0 else {
+            parentEnds.compactMap { $0 }.forEach { close($0) }
+            throw SpawnError(executable: executable, code: code)
+        }
+        self.pid = pid
+        self.outputPipe = parentEnds[0]
+        self.errorPipe = parentEnds[1]
+    }
+
+    /// Sends `signal` to the child.
+    public func send(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Reads the captured streams to their end, waits for the child to exit and reaps it, on a thread of its own.
+    /// Call it (or ``finishBlocking()``) once.
+    public func finish() async -> Result {
+        await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in
+            Thread.detachNewThread { done.resume(returning: self.finishBlocking()) }
+        }
+    }
+
+    /// ``finish()`` on the calling thread, which it blocks: for children that exit at once (a `tmux` command).
+    public func finishBlocking() -> Result {
+        // Both pipes are read at once, so a chatty child can never block on a full one.
+        let errors = _ReadToEnd(errorPipe)
+        let output = Self.readToEnd(outputPipe)
+        let standardError = errors.wait()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let terminatingSignal = status & 0x7f
+        return Result(
+            status: terminatingSignal == 0 ? (status >> 8) & 0xff : 128 + terminatingSignal,
+            signal: terminatingSignal == 0 ? nil : terminatingSignal,
+            standardOutput: output,
+            standardError: standardError
+        )
+    }
+
+    /// Starts a child, collects what it prints and waits for it to exit.
+    public static func run(
+        _ executable: String,
+        _ arguments: [String] = [],
+        environment: [String: String]? = nil,
+        searchPath: Bool = false,
+        standardOutput: Output = .capture,
+        standardError: Output = .capture
+    ) async throws -> Result {
+        try await ChildProcess(
+            executable,
+            arguments,
+            environment: environment,
+            searchPath: searchPath,
+            standardOutput: standardOutput,
+            standardError: standardError
+        ).finish()
+    }
+
+    /// The path of an executable built beside the test binary (`swift build` puts every product in one folder).
+    public static func builtProduct(_ name: String) throws -> String {
+        let testBinary = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        )
+        return testBinary.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    static func readToEnd(_ fd: Int32?) -> String {
+        guard let fd else { return "" }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno != EINTR {
+                break
+            }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Reads one pipe to its end on a thread of its own.
+private final class _ReadToEnd: @unchecked Sendable {  // `text` is written before `finished.signal()`, read after
+    private let finished = DispatchSemaphore(value: 0)
+    private var text = ""
+
+    init(_ fd: Int32?) {
+        guard fd != nil else {
+            finished.signal()
+            return
+        }
+        Thread.detachNewThread { [self] in
+            text = ChildProcess.readToEnd(fd)
+            finished.signal()
+        }
+    }
+
+    func wait() -> String {
+        finished.wait()
+        return text
+    }
+}
