@@ -15,9 +15,6 @@ let package = Package(
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
-        .executable(name: "hello-loop", targets: ["hello-loop"]),
-        .executable(name: "guest-loop", targets: ["guest-loop"]),
-        .executable(name: "sign-up", targets: ["sign-up"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -57,23 +54,13 @@ let package = Package(
             name: "MainlineCoordinators",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
         ),
-        // MainlineViewModels: the recording navigator.
-        .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels"]),
+        // MainlineViewModels: the recording navigator; CMainlineShims: ChildProcess's close-on-exec pipes.
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels", "CMainlineShims"]),
         .target(
             name: "Mainline",
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
             ]
-        ),
-
-        // Runnable programs. `swift run hello-loop` is the README's first command.
-        .executableTarget(name: "hello-loop", dependencies: ["Mainline"], path: "Examples/hello-loop"),
-        .executableTarget(name: "guest-loop", dependencies: ["Mainline"], path: "Examples/guest-loop"),
-        .executableTarget(
-            name: "sign-up",
-            dependencies: ["Mainline"],
-            path: "Examples/sign-up",
-            exclude: ["confirm-route.json"]
         ),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
@@ -83,14 +70,11 @@ let package = Package(
             dependencies: ["MainlineLoop", "CMainlineShims"],
             path: "Tests/OwnerModeProbe"
         ),
-        // Starting and reaping child processes in tests (see ChildProcess for why not Foundation's Process).
-        .target(name: "CTestSupport", path: "Tests/CTestSupport"),
-        .target(name: "TestSupport", dependencies: ["CTestSupport"], path: "Tests/TestSupport"),
         .testTarget(
             name: "MainlineLoopTests",
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineTesting", "TestSupport", "mainline-owner-probe",
+                "MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe",
             ]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
@@ -98,8 +82,6 @@ let package = Package(
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
-        // The examples, run as a user runs them: `sign-up` under tmux.
-        .testTarget(name: "ExamplesTests", dependencies: ["TestSupport", "sign-up"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@
 // it. Instead the loop is pumped from the dispatch main queue: guest mode. Everything else is the same as in
 // owner mode — posts from other threads, timers, signals, all on the main actor. Run it with:
 //
-//     swift run guest-loop
+//     swift run --package-path Examples guest-loop
 
 import Mainline
 

@@ -3,8 +3,8 @@
 // Worker threads post their progress into the main loop, a repeating timer ticks, and Ctrl-C (SIGINT) stops
 // the loop cleanly. Run it with:
 //
-//     swift run hello-loop            # runs until Ctrl-C
-//     swift run hello-loop --seconds 3  # stops itself after 3 seconds
+//     swift run --package-path Examples hello-loop              # runs until Ctrl-C
+//     swift run --package-path Examples hello-loop --seconds 3  # stops itself after 3 seconds
 //
 // This file is a synchronous `main` (no top-level `await`), which is what owner mode needs: `run()` takes the
 // process main thread and drains the dispatch main queue inside the loop.

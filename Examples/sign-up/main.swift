@@ -3,8 +3,8 @@
 // Each step is a coordinator whose screen is rendered as text; typed commands go to the coordinator on screen.
 // A route deep link (JSON, from a file) jumps straight into a nested step. Run it with:
 //
-//     swift run sign-up
-//     swift run sign-up --route Examples/sign-up/confirm-route.json
+//     swift run --package-path Examples sign-up
+//     swift run --package-path Examples sign-up --route Examples/sign-up/confirm-route.json
 //
 // Commands: `email <address>`, `password <secret>`, `back`, `yes`/`no`, `help`, `quit`.
 

@@ -2,6 +2,7 @@
 #include "CMainlineShims.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -51,3 +52,5 @@ int mainline_set_current_thread_name(const char *name) { return pthread_setname_
 int mainline_get_current_thread_name(char *buffer, size_t size) {
     return pthread_getname_np(pthread_self(), buffer, size);
 }
+
+int mainline_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

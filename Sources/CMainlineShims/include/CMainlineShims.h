@@ -33,6 +33,10 @@ int mainline_set_current_thread_name(const char *name);
 /// Copies the calling thread's name into `buffer` (at least 16 bytes). Returns 0 or an errno value.
 int mainline_get_current_thread_name(char *buffer, size_t size);
 
+/// pipe2(fds, O_CLOEXEC): a pipe that no concurrently spawned child inherits (Swift's Glibc module lacks pipe2).
+/// Returns 0, or -1 with errno set.
+int mainline_pipe_cloexec(int fds[2]);
+
 // The loop whose main-actor code the calling thread is running now. Loop drivers set it around each phase so
 // that thread-safe entry points (a lazy event's trigger) can tell "called from my loop's own callback" from
 // "called from another thread" without allocating or asking the concurrency runtime.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import MainlineTesting
 import Testing
 
 /// Launches `mainline-owner-probe` (built beside the test binary) and collects its report.

@@ -1,5 +1,6 @@
-import CTestSupport
+import CMainlineShims
 import Foundation
+import MainlineLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -7,13 +8,20 @@ import Glibc
 import Musl
 #endif
 
-/// A child process started with `posix_spawn` and reaped with `waitpid` on its own pid.
+/// A child process for tests: started with `posix_spawn` and reaped with `waitpid` on its own pid.
 ///
-/// The test suites use this instead of Foundation's `Process`. All suites share one test binary, and some of them run
-/// exit tests. Once one has run, Swift Testing's child monitor and Foundation's SIGCHLD handling race, and
-/// `Process.waitUntilExit()` can wait forever on a child that has already exited. CI hung that way: a zombie `tmux`
-/// client, a spinning monitor thread, and a test stuck in `waitUntilExit()`. `waitpid` on the child's own pid cannot
-/// miss its exit.
+/// Tests of a program built on Mainline often need it as a separate process: owner mode needs the process main
+/// thread, which the test runner owns, and an example is best tested as a user runs it. Use this instead of
+/// Foundation's `Process` in a test binary that also runs exit tests (`#expect(processExitsWith:)`). Once one has run,
+/// Swift Testing's child monitor and Foundation's SIGCHLD handling race, and `Process.waitUntilExit()` can wait
+/// forever on a child that has already exited. Mainline's own CI hung that way: a zombie `tmux` client, a spinning
+/// monitor thread, and a test stuck in `waitUntilExit()`. `waitpid` on the child's own pid cannot miss its exit.
+///
+/// ```swift
+/// let result = try await ChildProcess.run(ChildProcess.builtProduct("my-tool"), ["--check"])
+/// #expect(result.status == 0)
+/// #expect(result.standardOutput.contains("ok"))
+/// ```
 ///
 /// Other properties the tests rely on:
 /// - The child's standard input is `/dev/null`.
@@ -21,7 +29,8 @@ import Musl
 /// - The pipes are close-on-exec, so no other child (a `tmux` server, a concurrently spawned probe) inherits them and
 ///   keeps them open.
 ///
-/// Blocking work (reading the pipes, waiting for the exit) runs on threads of its own, never on the concurrency pool.
+/// Thread-safe. Blocking work (reading the pipes, waiting for the exit) runs on threads of its own, never on the
+/// concurrency pool, except in ``finishBlocking()``.
 public final class ChildProcess: @unchecked Sendable {  // immutable after init; the pipes are read once, by `finish()`
     /// What becomes of one of the child's output streams.
     public enum Output: Sendable {
@@ -59,6 +68,8 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     public let pid: pid_t
     private let outputPipe: Int32?
     private let errorPipe: Int32?
+    /// Standard output read by ``nextOutputLine()`` past the line it returned; `finish()` starts with it.
+    private let unreturnedOutput = _Locked<[UInt8]>([])
 
     /// Starts `executable` (a path; or a name looked up on `PATH` when `searchPath` is `true`) with `arguments`.
     ///
@@ -87,7 +98,7 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
                 parentEnds.append(nil)
             case .capture:
                 var ends: [Int32] = [-1, -1]
-                guard test_support_pipe_cloexec(&ends) == 0 else {
+                guard mainline_pipe_cloexec(&ends) == 0 else {
                     let code = errno
                     (parentEnds.compactMap { $0 } + childEnds).forEach { close($0) }
                     throw SpawnError(executable: executable, code: code)
@@ -124,6 +135,31 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
         kill(pid, signal)
     }
 
+    /// Reads the next line of the captured standard output as the child writes it, blocking the calling thread
+    /// until a whole line or the end of the stream arrives; `nil` at the end (or when standard output is not
+    /// captured). What it read past that line is kept for the next call and for ``finish()``.
+    ///
+    /// Use it to wait for a server to say it is ready. Call it from one thread at a time, and before `finish()`.
+    public func nextOutputLine() -> String? {
+        guard let outputPipe else { return nil }
+        return unreturnedOutput.withLock { (pending: inout [UInt8]) -> String? in
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: pending[..<newline], as: UTF8.self)
+                    pending.removeSubrange(...newline)
+                    return line
+                }
+                let count = buffer.withUnsafeMutableBytes { read(outputPipe, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    pending.append(contentsOf: buffer[0..<count])
+                } else if count == 0 || errno != EINTR {
+                    return nil
+                }
+            }
+        }
+    }
+
     /// Reads the captured streams to their end, waits for the child to exit and reaps it, on a thread of its own.
     /// Call it (or ``finishBlocking()``) once.
     public func finish() async -> Result {
@@ -136,7 +172,8 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     public func finishBlocking() -> Result {
         // Both pipes are read at once, so a chatty child can never block on a full one.
         let errors = _ReadToEnd(errorPipe)
-        let output = Self.readToEnd(outputPipe)
+        let earlier = unreturnedOutput.withLock { $0 }
+        let output = String(decoding: earlier, as: UTF8.self) + Self.readToEnd(outputPipe)
         let standardError = errors.wait()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

@@ -1,5 +1,5 @@
 import Foundation
-import TestSupport
+import MainlineTesting
 import Testing
 
 /// `sign-up`, run as a user runs it: in a terminal (a tmux pane), typing commands and reading the screen.
@@ -93,7 +93,7 @@ struct SignUpExampleTests {
 
     @Test func aRouteJumpsStraightIntoTheConfirmationWithTheEmailFromItsData() async throws {
         let route = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Examples/sign-up/confirm-route.json").path
+            .deletingLastPathComponent().appendingPathComponent("sign-up/confirm-route.json").path
         let session = try Session(arguments: ["--route", route])
         try await session.waitFor("Create an account for ada@example.com? Type: yes or no")
         try session.type("no")

@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+//
+// Mainline's example programs: a package of their own, depending on the root by path, so that the library keeps
+// libuv as its only system dependency and never builds SwiftNIO. Run one with
+// `swift run --package-path Examples <name>` from the repository root (see README.md).
+
+import PackageDescription
+
+let package = Package(
+    name: "MainlineExamples",
+    dependencies: [
+        .package(name: "Mainline", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    ],
+    targets: [
+        // The README's first command: a loop that owns the main thread, ticks and stops on Ctrl-C.
+        .executableTarget(
+            name: "hello-loop",
+            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            path: "hello-loop"
+        ),
+        // The loop as a guest of an async main.
+        .executableTarget(
+            name: "guest-loop",
+            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            path: "guest-loop"
+        ),
+        // A terminal sign-up flow of coordinators, with a route deep link.
+        .executableTarget(
+            name: "sign-up",
+            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            path: "sign-up",
+            exclude: ["confirm-route.json"]
+        ),
+        // A line-protocol publish/subscribe server: SwiftNIO for the sockets, the main loop for topics and clients.
+        .executableTarget(
+            name: "pubsub-server",
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "pubsub-server"
+        ),
+        // Every example, run as a user runs it: in a terminal under tmux, or over real TCP connections.
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: [
+                .product(name: "MainlineTesting", package: "Mainline"),
+                "sign-up", "pubsub-server",
+            ],
+            path: "Tests/ExamplesTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,205 @@
+import Foundation
+import MainlineTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pubsub-server`, run as a user runs it: the built program on a free loopback port, real TCP clients.
+@Suite("Example: pubsub-server over TCP", .serialized, .timeLimit(.minutes(2)))
+struct PubSubServerTests {
+    /// A running `pubsub-server`.
+    final class Server: Sendable {
+        let process: ChildProcess
+        let port: Int
+
+        init(arguments: [String] = []) throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment["SWIFT_BACKTRACE"] = "enable=no"
+            process = try ChildProcess(
+                ChildProcess.builtProduct("pubsub-server"),
+                ["--port", "0"] + arguments,
+                environment: environment,
+                standardOutput: .capture,
+                standardError: .capture
+            )
+            // "pubsub-server: listening on 127.0.0.1:PORT" once it accepts connections.
+            let ready = process.nextOutputLine() ?? ""
+            guard let port = ready.split(separator: ":").last.flatMap({ Int($0) }), ready.contains("listening") else {
+                process.send(SIGKILL)
+                throw LineClient.Failure(description: "the server did not start: \(ready)")
+            }
+            self.port = port
+        }
+
+        /// A new client.
+        func client(receiveBufferSize: Int32? = nil) throws -> LineClient {
+            try LineClient(port: port, receiveBufferSize: receiveBufferSize)
+        }
+
+        /// The server's resident memory, in bytes (`VmRSS` in `/proc/PID/status`).
+        var residentMemory: Int {
+            let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1_024
+        }
+
+        /// Stops the server with SIGTERM and returns how it ended.
+        func terminate() async -> ChildProcess.Result {
+            process.send(SIGTERM)
+            return await process.finish()
+        }
+    }
+
+    @Test func aSubscriberReceivesWhatAPublisherSendsInOrder() async throws {
+        let server = try Server()
+        let subscriber = try server.client()
+        let publisher = try server.client()
+        try subscriber.send("SUB news")
+        #expect(subscriber.readLine() == "OK SUB news")
+
+        let count = 2_000
+        async let received = offPool { (0..<count).map { _ in subscriber.readLine() ?? "<closed>" } }
+        try await offPool {
+            for index in 0..<count { try publisher.send("PUB news item \(index) of \(count)") }
+        }
+        #expect(try await received == (0..<count).map { "MSG news item \($0) of \(count)" })
+
+        // Two equal messages in a row are two messages, and a topic nobody subscribes to reaches nobody.
+        try publisher.send("PUB sport goal")
+        try publisher.send("PUB news same")
+        try publisher.send("PUB news same")
+        #expect(subscriber.readLine() == "MSG news same")
+        #expect(subscriber.readLine() == "MSG news same")
+
+        try subscriber.send("UNSUB news")
+        #expect(subscriber.readLine() == "OK UNSUB news")
+        try publisher.send("PUB news unheard")
+        try subscriber.send("QUIT")
+        #expect(subscriber.readLine() == "BYE")
+        #expect(subscriber.readLine() == nil)
+        #expect(subscriber.isClosedByServer, "QUIT closes the connection")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aClientThatNeverReadsCostsABoundedAmountOfMemoryAndGetsTheLatestOfEachTopic() async throws {
+        let server = try Server()
+        let slow = try server.client(receiveBufferSize: 4_096)
+        let publisher = try server.client()
+        let topics = (0..<10).map { "topic\($0)" }
+        for topic in topics {
+            try slow.send("SUB \(topic)")
+            #expect(slow.readLine() == "OK SUB \(topic)")
+        }
+        let before = server.residentMemory
+
+        // 100,000 messages of about 1 KB on 10 topics: 100 MB if the server kept a backlog for the slow client.
+        let messages = 100_000
+        let padding = String(repeating: "x", count: 960)
+        try await offPool {
+            for index in 0..<messages {
+                try publisher.send("PUB \(topics[index % 10]) #\(index) \(padding)")
+            }
+            // Commands run in order: once STATS answers, every PUB has been published.
+            try publisher.send("STATS")
+        }
+        let publisherStats = try await offPool { publisher.readLine(where: { $0.hasPrefix("STATS") }) }
+        #expect(publisherStats?.contains("published=\(messages)") == true, "\(publisherStats ?? "no STATS")")
+        let grown = server.residentMemory - before
+        #expect(grown < 40 * 1_024 * 1_024, "the server grew by \(grown / 1_024) KiB for a client that never reads")
+
+        // Now the client reads: it gets the latest message of every topic, and STATS accounts for every other one.
+        let lastIndex = Dictionary(uniqueKeysWithValues: topics.enumerated().map { ($1, messages - 10 + $0) })
+        let (receivedMessages, seenLast, stats) = try await offPool {
+            var receivedMessages = 0
+            var seenLast = Set<String>()
+            while seenLast.count < topics.count, let line = slow.readLine() {
+                let fields = line.split(separator: " ", maxSplits: 3)
+                guard fields.count == 4, fields[0] == "MSG" else { continue }
+                receivedMessages += 1
+                let topic = String(fields[1])
+                if fields[2] == "#\(lastIndex[topic]!)" { seenLast.insert(topic) }
+            }
+            try slow.send("STATS")
+            return (receivedMessages, seenLast, slow.readLine(where: { $0.hasPrefix("STATS") }) ?? "")
+        }
+        #expect(seenLast == Set(topics))
+        let dropped = Int(stats.split(separator: " ").first { $0.hasPrefix("you.dropped=") }?.dropFirst(12) ?? "")
+        #expect((dropped ?? 0) > 0, "\(stats)")
+        #expect(receivedMessages + (dropped ?? 0) == messages, "every message was delivered or counted as dropped")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func malformedInputGetsErrLinesAndOtherClientsAreUnaffected() async throws {
+        let server = try Server()
+        let bystander = try server.client()
+        try bystander.send("SUB weather")
+        #expect(bystander.readLine() == "OK SUB weather")
+
+        let rude = try server.client()
+        try rude.send("FOO bar")
+        #expect(rude.readLine() == "ERR unknown command 'FOO'")
+        try rude.send("SUB")
+        #expect(rude.readLine() == "ERR usage: SUB <topic>")
+        try rude.send("PUB weather")
+        #expect(rude.readLine() == "ERR usage: PUB <topic> <message>")
+        try rude.send("SUB \(String(repeating: "t", count: 65))")
+        #expect(rude.readLine()?.hasPrefix("ERR invalid topic") == true)
+        try rude.send(bytes: Array("PUB weather caf".utf8) + [0xC3, 0x28] + Array("\n".utf8))
+        #expect(rude.readLine() == "ERR invalid UTF-8")
+        try rude.send("UNSUB weather")
+        #expect(rude.readLine() == "ERR not subscribed to weather")
+        try rude.send("")  // a blank line is ignored
+        try rude.send("STATS now")
+        #expect(rude.readLine() == "ERR usage: STATS")
+        // Still a client in good standing: its next command works.
+        try rude.send("PUB weather sunny")
+        #expect(bystander.readLine() == "MSG weather sunny")
+
+        // A line over the limit: ERR, and the server closes that connection only.
+        try rude.send(String(repeating: "a", count: 2_000))
+        #expect(rude.readLine() == "ERR line too long (limit 1024 bytes)")
+        #expect(rude.readLine() == nil)
+        #expect(rude.isClosedByServer)
+
+        let publisher = try server.client()
+        try publisher.send("PUB weather rain")
+        #expect(bystander.readLine() == "MSG weather rain")
+        try bystander.send("STATS")
+        let stats = bystander.readLine() ?? ""
+        #expect(stats.hasPrefix("STATS clients=2 topics=1 published=2 "), "\(stats)")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func sigtermExitsZeroWithinFiveSecondsWithEveryConnectionClosed() async throws {
+        let server = try Server()
+        let subscriber = try server.client()
+        try subscriber.send("SUB news")
+        #expect(subscriber.readLine() == "OK SUB news")
+        let idle = try server.client()
+        let slow = try server.client(receiveBufferSize: 4_096)
+        try slow.send("SUB news")
+        let publisher = try server.client()
+        try await offPool {
+            for index in 0..<5_000 { try publisher.send("PUB news \(index) \(String(repeating: "y", count: 500))") }
+            try publisher.send("STATS")
+        }
+        _ = try await offPool { publisher.readLine(where: { $0.hasPrefix("STATS") }) }
+
+        let start = ContinuousClock.now
+        let result = await server.terminate()
+        let took = ContinuousClock.now - start
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(took < .seconds(5))
+        #expect(result.standardOutput.contains("pubsub-server: stopped"))
+        // Every connection was closed by the server: each client reads to the end of its stream.
+        for client in [subscriber, idle, slow, publisher] {
+            let closed = try await offPool { () -> Bool in
+                while client.readLine() != nil {}
+                return client.isClosedByServer
+            }
+            #expect(closed)
+        }
+    }
+}

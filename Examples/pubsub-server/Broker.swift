@@ -1,0 +1,138 @@
+import Mainline
+import NIOCore
+
+/// The topics and the clients, on the main loop. SwiftNIO threads post what clients do; nothing here is shared
+/// with them.
+///
+/// A topic is an `InitializedSubject` of its latest ``Publication``; each subscription is an observation of it held
+/// by the subscriber's ``ClientViewModel`` for the client's whole life.
+@MainActor
+final class Broker {
+    /// At most this many topics exist at once; a `SUB` or `PUB` that would create one more gets `ERR`.
+    static let maximumTopics = 10_000
+
+    private var topics: [String: InitializedSubject<Publication?>] = [:]
+    private var clients: [ObjectIdentifier: ClientConnection] = [:]
+    private var nextClientID = 0
+    private var sequence: UInt64 = 0
+    private var published = 0
+    /// Counts of clients that have left, so that `STATS` totals do not shrink when a client goes.
+    private var departed = MailboxCounts()
+    private var isShuttingDown = false
+    private var allClosed: CheckedContinuation<Void, Never>?
+
+    // MARK: From the network (posted by SwiftNIO threads)
+
+    func connected(_ channel: any Channel) {
+        guard !isShuttingDown else {
+            channel.close(promise: nil)
+            return
+        }
+        nextClientID += 1
+        clients[ObjectIdentifier(channel)] = ClientConnection(id: nextClientID, channel: channel)
+    }
+
+    func disconnected(_ channel: ObjectIdentifier) {
+        guard let client = clients.removeValue(forKey: channel) else { return }
+        client.disconnected()
+        departed = departed + client.viewModel.outgoing.counts
+        if clients.isEmpty, let allClosed {
+            self.allClosed = nil
+            allClosed.resume()
+        }
+    }
+
+    func received(_ line: Result<Command, Command.ParseError>, from channel: ObjectIdentifier) {
+        guard let client = clients[channel] else { return }
+        switch line {
+        case .failure(let error):
+            client.viewModel.reply("ERR \(error)")
+        case .success(let command):
+            perform(command, for: client)
+        }
+    }
+
+    func lineTooLong(from channel: ObjectIdentifier) {
+        guard let client = clients[channel] else { return }
+        client.viewModel.reply("ERR line too long (limit \(Command.maximumLineLength) bytes)")
+        client.close()
+    }
+
+    // MARK: Commands
+
+    private func perform(_ command: Command, for client: ClientConnection) {
+        let viewModel = client.viewModel
+        switch command {
+        case .subscribe(let name):
+            guard let topic = topic(named: name) else {
+                viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
+                return
+            }
+            viewModel.reply(
+                viewModel.subscribe(name, to: topic) ? "OK SUB \(name)" : "ERR already subscribed to \(name)"
+            )
+        case .unsubscribe(let name):
+            viewModel.reply(viewModel.unsubscribe(name) ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
+        case .publish(let name, let message):
+            guard let topic = topic(named: name) else {
+                viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
+                return
+            }
+            sequence += 1
+            published += 1
+            topic.value = Publication(sequence: sequence, message: message)
+        case .stats:
+            viewModel.reply(stats(for: viewModel))
+        case .quit:
+            viewModel.reply("BYE")
+            client.close()
+        }
+    }
+
+    private func topic(named name: String) -> InitializedSubject<Publication?>? {
+        if let topic = topics[name] { return topic }
+        guard topics.count < Self.maximumTopics else { return nil }
+        let topic = subjectOf(Publication?.none)
+        topics[name] = topic
+        return topic
+    }
+
+    /// `STATS clients=… topics=… published=… delivered=… dropped=… you.pending=… you.dropped=…`: `delivered` and
+    /// `dropped` count outgoing lines over every client, past and present; `dropped` are the messages a newer one of
+    /// the same topic replaced while the client was not reading.
+    func stats(for viewModel: ClientViewModel) -> String {
+        let all = clients.values.reduce(departed) { $0 + $1.viewModel.outgoing.counts }
+        let mine = viewModel.outgoing.counts
+        return """
+            STATS clients=\(clients.count) topics=\(topics.count) published=\(published) \
+            delivered=\(all.delivered) dropped=\(all.dropped) you.pending=\(mine.pending) you.dropped=\(mine.dropped)
+            """
+    }
+
+    // MARK: Shutdown
+
+    /// Sends each client what it can take within `deadline`, then closes every connection; returns once all are
+    /// closed.
+    func shutDown(deadline: Duration) async {
+        isShuttingDown = true
+        for client in clients.values { client.close() }
+        let giveUp = MainLoop.main.schedule(after: deadline) { [weak self] in
+            for client in self?.clients.values.map({ $0 }) ?? [] { client.closeNow() }
+        }
+        if !clients.isEmpty {
+            await withCheckedContinuation { allClosed = $0 }
+        }
+        giveUp.cancel()
+    }
+}
+
+extension MailboxCounts {
+    static func + (lhs: MailboxCounts, rhs: MailboxCounts) -> MailboxCounts {
+        MailboxCounts(
+            accepted: lhs.accepted + rhs.accepted,
+            rejected: lhs.rejected + rhs.rejected,
+            dropped: lhs.dropped + rhs.dropped,
+            delivered: lhs.delivered + rhs.delivered
+        )
+    }
+}

@@ -1,0 +1,109 @@
+import Mainline
+import NIOCore
+
+/// One client's connection on the main loop: the lifecycle host of its ``ClientViewModel``.
+///
+/// The view model is resumed while the client's socket takes bytes and paused while it does not. "Takes bytes" is
+/// measured, not guessed: bytes handed to SwiftNIO count as in flight until their write completes (they reached the
+/// kernel). Past ``highWater`` bytes in flight the host disappears: the view model pauses, what is published for the
+/// client waits in its mailbox, and the server stops reading the client's commands. Below ``lowWater`` it appears
+/// again and the mailbox drains.
+///
+/// Lines sent while resumed are gathered and handed to SwiftNIO once per loop iteration, in the settle phase.
+@MainActor
+final class ClientConnection {
+    static let highWater = 64 * 1_024
+    static let lowWater = 16 * 1_024
+
+    let channel: any Channel
+    let viewModel: ClientViewModel
+    private var manager: LifecycleManager<ClientViewModel>?
+    private var pending = ByteBuffer()
+    private var inFlight = 0
+    private var flusher: CoalescingCallback?
+    private var closeWhenFlushed = false
+    private(set) var isClosed = false
+
+    init(id: Int, channel: any Channel) {
+        self.channel = channel
+        self.viewModel = ClientViewModel(id: id)
+        flusher = CoalescingCallback { [weak self] in self?.flush() }
+        manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
+            guard let self else { return [] }
+            channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            viewModel.sink = { [weak self] line in self?.enqueue(line) }
+            return [
+                Disposable { [weak self] in
+                    MainActor.assumeIsolated {
+                        self?.viewModel.sink = nil
+                        self?.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                    }
+                }
+            ]
+        }
+        manager?.hostDidAppear()
+    }
+
+    /// Whether the client is taking bytes (its view model is resumed).
+    var isTakingBytes: Bool { manager?.isHostVisible ?? false }
+
+    /// Sends what is queued, then closes: for `QUIT`, and for every client at shutdown. Stops reading the client.
+    func close() {
+        guard !closeWhenFlushed, !isClosed else { return }
+        closeWhenFlushed = true
+        channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        // One last batch, paused or not: the latest message of each topic, and the replies.
+        for (_, line) in viewModel.outgoing.takeAll() { enqueue(line) }
+        flush()
+        closeIfFlushed()
+    }
+
+    /// Closes now, whatever is still queued (the shutdown deadline passed).
+    func closeNow() {
+        guard !isClosed else { return }
+        channel.close(promise: nil)
+    }
+
+    /// The client went away: clears the view model (its subscriptions end) and forgets the connection.
+    func disconnected() {
+        isClosed = true
+        flusher?.cancel()
+        flusher = nil
+        manager?.unbind()
+        manager = nil
+    }
+
+    // MARK: Writing
+
+    private func enqueue(_ line: String) {
+        pending.writeString(line)
+        pending.writeInteger(UInt8(ascii: "\n"))
+        flusher?.schedule()
+    }
+
+    private func flush() {
+        guard pending.readableBytes > 0, !isClosed else { return }
+        let buffer = pending
+        pending = ByteBuffer()
+        let count = buffer.readableBytes
+        inFlight += count
+        channel.writeAndFlush(buffer).whenComplete { [weak self] _ in
+            MainLoop.main.post { self?.written(count) }
+        }
+        if inFlight >= Self.highWater { manager?.hostDidDisappear() }
+    }
+
+    private func written(_ count: Int) {
+        inFlight -= count
+        if closeWhenFlushed {
+            closeIfFlushed()
+        } else if inFlight <= Self.lowWater {
+            manager?.hostDidAppear()
+        }
+    }
+
+    private func closeIfFlushed() {
+        guard inFlight == 0, pending.readableBytes == 0, !isClosed else { return }
+        channel.close(promise: nil)
+    }
+}

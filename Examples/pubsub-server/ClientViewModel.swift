@@ -1,0 +1,83 @@
+import Mainline
+
+/// What a client has queued to go out: the latest message of each topic, or one reply.
+enum OutgoingKey: Hashable, Sendable {
+    /// The latest `MSG` of a topic: a newer one replaces it while the client is not reading.
+    case topic(String)
+    /// A reply to one command (`OK`, `ERR`, `STATS`, `BYE`): never replaced.
+    case reply(UInt64)
+}
+
+/// One client's state on the main loop: its subscriptions and its outgoing mailbox.
+///
+/// Its host is the client's connection (``ClientConnection``), which resumes it while the client's socket takes
+/// bytes and pauses it while it does not. While resumed, everything delivered goes straight to the connection, in
+/// order; while paused, it waits in ``outgoing``, a `KeyedMailbox` that keeps the latest message per topic and counts
+/// the ones it replaces. So a client that reads slowly costs the server at most one message per topic it
+/// subscribes to, never a backlog.
+@MainActor
+final class ClientViewModel: BaseViewModel {
+    let id: Int
+    /// What waits to go out while the client is not taking bytes.
+    let outgoing: KeyedMailbox<OutgoingKey, String>
+    /// Topic → the observation of that topic, for the whole life of the client (paused clients keep collecting).
+    private(set) var subscriptions: [String: Disposable] = [:]
+    /// Where lines go while resumed; set by the host for each resumed span.
+    var sink: ((String) -> Void)? {
+        didSet { drain() }
+    }
+    private var nextReply: UInt64 = 0
+
+    init(id: Int, loop: any Loop = MainLoop.main) {
+        self.id = id
+        self.outgoing = KeyedMailbox(loop: loop)
+        super.init(loop: loop)
+    }
+
+    /// Queues a reply line; replies are never dropped.
+    func reply(_ line: String) {
+        nextReply &+= 1
+        deliver(line, key: .reply(nextReply))
+    }
+
+    /// Queues `line` under `key`, and sends it at once if the client is taking bytes.
+    func deliver(_ line: String, key: OutgoingKey) {
+        outgoing.place(key: key, value: line)
+        drain()
+    }
+
+    /// Sends everything waiting, in the order it was first queued, if the client is taking bytes.
+    func drain() {
+        guard let sink else { return }
+        for (_, line) in outgoing.takeAll() { sink(line) }
+    }
+
+    func subscribe(_ topic: String, to subject: InitializedSubject<Publication?>) -> Bool {
+        guard subscriptions[topic] == nil else { return false }
+        // Only what is published from now on: the topic's current value is history.
+        let since = subject.value?.sequence ?? 0
+        subscriptions[topic] = subject.observe { [weak self] publication in
+            guard let self, let publication, publication.sequence > since else { return }
+            deliver("MSG \(topic) \(publication.message)", key: .topic(topic))
+        }
+        return true
+    }
+
+    func unsubscribe(_ topic: String) -> Bool {
+        guard let subscription = subscriptions.removeValue(forKey: topic) else { return false }
+        subscription.dispose()
+        return true
+    }
+
+    override func onCleared() {
+        for subscription in subscriptions.values { subscription.dispose() }
+        subscriptions = [:]
+        sink = nil
+    }
+}
+
+/// One `PUB`: numbered so that two equal messages in a row are two publications, not one.
+struct Publication: Equatable, Sendable {
+    let sequence: UInt64
+    let message: String
+}

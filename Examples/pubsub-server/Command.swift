@@ -1,0 +1,87 @@
+/// One line of the protocol, parsed.
+///
+/// ```
+/// SUB <topic>             subscribe            → OK SUB <topic>
+/// UNSUB <topic>           unsubscribe          → OK UNSUB <topic>
+/// PUB <topic> <message>   publish (no reply)   → every subscriber: MSG <topic> <message>
+/// STATS                   counters             → STATS clients=… topics=… published=… dropped=… you.dropped=…
+/// QUIT                    leave                → BYE, then the server closes the connection
+/// ```
+///
+/// Parsing runs on the connection's SwiftNIO thread; only parsed commands are posted into the main loop.
+enum Command: Equatable, Sendable {
+    case subscribe(topic: String)
+    case unsubscribe(topic: String)
+    case publish(topic: String, message: String)
+    case stats
+    case quit
+
+    /// The longest line the server accepts, in bytes, without its line break. A longer line is an error, and the
+    /// server closes the connection after saying so.
+    static let maximumLineLength = 1_024
+    /// The longest topic name, in bytes.
+    static let maximumTopicLength = 64
+
+    /// Why a line is not a command. The description is what follows `ERR ` on the wire.
+    enum ParseError: Error, Equatable, CustomStringConvertible {
+        case invalidUTF8
+        case unknownCommand(String)
+        case usage(String)
+        case invalidTopic(String)
+
+        var description: String {
+            switch self {
+            case .invalidUTF8: "invalid UTF-8"
+            case .unknownCommand(let word): "unknown command '\(word.prefix(32))'"
+            case .usage(let usage): "usage: \(usage)"
+            case .invalidTopic(let topic):
+                "invalid topic '\(topic.prefix(32))' (1 to \(Command.maximumTopicLength) bytes, no spaces)"
+            }
+        }
+    }
+
+    /// Parses one line (without its line break; a trailing carriage return is ignored). Returns `nil` for a blank
+    /// line, which the protocol ignores.
+    static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> Command? {
+        guard var line = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        if line.hasSuffix("\r") { line.removeLast() }
+        guard let first = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true).first else {
+            return nil
+        }
+        let verb = first.uppercased()
+        let rest = line[first.endIndex...].drop(while: { $0 == " " })
+        switch verb {
+        case "SUB":
+            return .subscribe(topic: try topic(of: rest, usage: "SUB <topic>", alone: true).topic)
+        case "UNSUB":
+            return .unsubscribe(topic: try topic(of: rest, usage: "UNSUB <topic>", alone: true).topic)
+        case "PUB":
+            let (topic, message) = try topic(of: rest, usage: "PUB <topic> <message>", alone: false)
+            return .publish(topic: topic, message: message)
+        case "STATS":
+            guard rest.isEmpty else { throw .usage("STATS") }
+            return .stats
+        case "QUIT":
+            guard rest.isEmpty else { throw .usage("QUIT") }
+            return .quit
+        default:
+            throw .unknownCommand(String(first))
+        }
+    }
+
+    /// Splits `text` into a topic and what follows it; `alone` means nothing may follow, otherwise something must.
+    private static func topic(
+        of text: Substring,
+        usage: String,
+        alone: Bool
+    ) throws(ParseError) -> (topic: String, message: String) {
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard let topic = parts.first else { throw .usage(usage) }
+        let message = parts.count > 1 ? String(parts[1]) : ""
+        if alone ? !message.isEmpty : message.isEmpty { throw .usage(usage) }
+        guard topic.utf8.count <= maximumTopicLength, !topic.contains(where: \.isWhitespace) else {
+            throw .invalidTopic(String(topic))
+        }
+        return (String(topic), message)
+    }
+}

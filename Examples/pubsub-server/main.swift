@@ -1,0 +1,57 @@
+// pubsub-server — a line-protocol publish/subscribe server on 127.0.0.1.
+//
+// SwiftNIO owns the sockets; the main loop owns the topics and the clients. Each client is a lifecycle host with its
+// own view model, resumed while its socket takes bytes and paused while it does not; what is published for a paused
+// client waits in a KeyedMailbox, the latest message per topic. Run it with:
+//
+//     swift run --package-path Examples pubsub-server [--port 7420]
+//
+// and talk to it with `nc 127.0.0.1 7420`. SIGTERM or SIGINT (Ctrl-C) stops it gracefully.
+
+import Foundation
+import Logging
+import Mainline
+import ServiceLifecycle
+
+let usage = """
+    usage: pubsub-server [--port N] [--flush-deadline-ms N]
+      --port N               TCP port on 127.0.0.1 (default 7420; 0 picks a free one)
+      --flush-deadline-ms N  at shutdown, how long clients get to take what is queued (default 2000)
+    """
+
+func option(_ name: String, default value: Int) -> Int {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: name) else { return value }
+    guard let text = arguments.dropFirst(index + 1).first, let number = Int(text), number >= 0 else {
+        FileHandle.standardError.write(Data("pubsub-server: \(name) needs a number\n\(usage)\n".utf8))
+        exit(2)
+    }
+    return number
+}
+
+if CommandLine.arguments.contains("--help") {
+    print(usage)
+    exit(0)
+}
+let port = option("--port", default: 7420)
+let flushDeadline = Duration.milliseconds(option("--flush-deadline-ms", default: 2_000))
+
+var logger = Logger(label: "pubsub-server")
+logger.logLevel = .notice
+
+let broker = Broker()
+let server = PubSubServer(port: port, flushDeadline: flushDeadline, broker: broker, logger: logger)
+// The loop service first: the group stops services in reverse order, so the server drains before the loop stops.
+let group = ServiceGroup(
+    configuration: .init(
+        services: [.init(service: MainLoopService()), .init(service: server)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+)
+do {
+    try await group.run()
+} catch {
+    FileHandle.standardError.write(Data("pubsub-server: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,2 +1,0 @@
-// Empty: CTestSupport is header-only (its functions are static inline).
-#include "CTestSupport.h"
