@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
+        .library(name: "MainlineBindings", targets: ["MainlineBindings"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
@@ -57,12 +58,17 @@ let package = Package(
             name: "MainlineCoordinators",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
         ),
+        .target(
+            name: "MainlineBindings",
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+        ),
         // MainlineViewModels: the recording navigator.
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels"]),
         .target(
             name: "Mainline",
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
+                "MainlineBindings",
             ]
         ),
 
@@ -98,6 +104,7 @@ let package = Package(
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
+        .testTarget(name: "MainlineBindingsTests", dependencies: ["MainlineBindings", "MainlineTesting"]),
         // The examples, run as a user runs them: `sign-up` under tmux.
         .testTarget(name: "ExamplesTests", dependencies: ["TestSupport", "sign-up"]),
     ],
