@@ -24,7 +24,12 @@ final class _KeyPathBinding<Model: AnyObject & Observable, Value, Observer: AnyO
     /// Removes the binding from its binder when its model or observer is gone.
     private var onGone: (@MainActor () -> Void)?
 
-    init(model: Model, keyPath: KeyPath<Model, Value>, observer: Observer, update: @escaping @MainActor (Observer, Value) -> Void) {
+    init(
+        model: Model,
+        keyPath: KeyPath<Model, Value>,
+        observer: Observer,
+        update: @escaping @MainActor (Observer, Value) -> Void
+    ) {
         self.model = model
         self.keyPath = keyPath
         self.observer = observer

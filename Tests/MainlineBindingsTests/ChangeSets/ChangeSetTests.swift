@@ -84,7 +84,10 @@ struct ChangeSetTests {
             "a sequence", [.sectionInserted(0), .rowDeleted(path(2, 0)), .rowMoved(from: path(2, 3), to: path(0, 0))],
             path(1, 4), path(0, 0)
         ),
-        ("deleted midway", [.rowInserted(path(1, 0)), .rowDeleted(path(1, 5)), .rowInserted(path(1, 0))], path(1, 4), nil),
+        (
+            "deleted midway", [.rowInserted(path(1, 0)), .rowDeleted(path(1, 5)), .rowInserted(path(1, 0))], path(1, 4),
+            nil
+        ),
     ]
 
     @Test(arguments: replayTable.indices)

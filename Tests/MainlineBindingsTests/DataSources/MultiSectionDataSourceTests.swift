@@ -8,7 +8,10 @@ import Testing
 struct MultiSectionDataSourceTests {
     @Test func itConcatenatesTheChildrensSections() {
         let loop = TestLoop()
-        let root = MultiSectionDataSource(children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)], loop: loop)
+        let root = MultiSectionDataSource(
+            children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)],
+            loop: loop
+        )
         #expect(root.numberOfSections == 8)
         #expect(root.item(at: path(3, 0)) == "b.0")
         #expect(root.numberOfRows(in: 7) == 1)
@@ -17,7 +20,10 @@ struct MultiSectionDataSourceTests {
 
     @Test func addingAChildOfTwoAtTheEndInsertsSectionsEightAndNine() {
         let loop = TestLoop()
-        let root = MultiSectionDataSource(children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)], loop: loop)
+        let root = MultiSectionDataSource(
+            children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)],
+            loop: loop
+        )
         let host = MirrorHost(root)
         root.append(sections("c", 2, loop: loop))
         loop.runUntilIdle()
@@ -27,7 +33,10 @@ struct MultiSectionDataSourceTests {
 
     @Test func insertingAChildAtZeroInsertsSectionsZeroAndOne() {
         let loop = TestLoop()
-        let root = MultiSectionDataSource(children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)], loop: loop)
+        let root = MultiSectionDataSource(
+            children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)],
+            loop: loop
+        )
         let host = MirrorHost(root)
         root.insert(sections("c", 2, loop: loop), at: 0)
         loop.runUntilIdle()
@@ -37,7 +46,10 @@ struct MultiSectionDataSourceTests {
 
     @Test func removingTheFirstChildDeletesSectionsZeroToTwo() {
         let loop = TestLoop()
-        let root = MultiSectionDataSource(children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)], loop: loop)
+        let root = MultiSectionDataSource(
+            children: [sections("a", 3, loop: loop), sections("b", 5, loop: loop)],
+            loop: loop
+        )
         let host = MirrorHost(root)
         root.remove(at: 0)
         loop.runUntilIdle()
@@ -96,7 +108,9 @@ struct MultiSectionDataSourceTests {
             #expect(root.remove(at: 1) == nil)
         }
         #expect(
-            diagnostics.kinds == [.dataSourceHasParent, .dataSourceChildIndexOutOfRange, .dataSourceChildIndexOutOfRange]
+            diagnostics.kinds == [
+                .dataSourceHasParent, .dataSourceChildIndexOutOfRange, .dataSourceChildIndexOutOfRange,
+            ]
         )
         #expect(other.numberOfSections == 0)
         #expect(root.numberOfSections == 3)

@@ -66,7 +66,8 @@ struct MutableArrayDataSourcePropertyTests {
             loop.runUntilIdle()
             let expected = [["header"] + model.elements + ["f1", "f2"]]
             guard host.rows == expected, host.replayFailures == 0 else {
-                return "after iteration \(iteration) the mirror is \(host.rows), the source \(expected); changes: \(host.delivered)"
+                return
+                    "after iteration \(iteration) the mirror is \(host.rows), the source \(expected); changes: \(host.delivered)"
             }
         }
         return nil
