@@ -7,7 +7,7 @@ import MainlineLoop
 /// Must be used on the main actor.
 ///
 /// ```swift
-/// let byStatus = GroupedDataSource(model: tasks, groupedBy: \.status) { $0 < $1 }
+/// let byStatus = GroupedDataSource(model: tasks, groupedBy: \.status, orderedBy: <)
 /// tasks.append(Task(title: "ship", status: "todo"))
 /// tasks.remove(at: 0)
 /// // … the current callback returns; in settle the source regroups once and records one diff.
