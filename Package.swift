@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
+        .library(name: "MainlineBindings", targets: ["MainlineBindings"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
     ],
     dependencies: [
@@ -54,12 +55,17 @@ let package = Package(
             name: "MainlineCoordinators",
             dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
         ),
+        .target(
+            name: "MainlineBindings",
+            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+        ),
         // MainlineViewModels: the recording navigator; CMainlineShims: ChildProcess's close-on-exec pipes.
         .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels", "CMainlineShims"]),
         .target(
             name: "Mainline",
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
+                "MainlineBindings",
             ]
         ),
 
@@ -82,6 +88,7 @@ let package = Package(
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
+        .testTarget(name: "MainlineBindingsTests", dependencies: ["MainlineBindings", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 // The umbrella module: `import Mainline` brings in every layer of the package.
 // It grows as layers land (DESIGN.md §5); each layer can also be imported on its own.
 
+@_exported import MainlineBindings
 @_exported import MainlineCoordinators
 @_exported import MainlineEvents
 @_exported import MainlineLoop

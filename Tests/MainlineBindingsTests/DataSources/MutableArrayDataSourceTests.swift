@@ -1,0 +1,79 @@
+import MainlineBindings
+import MainlineTesting
+import Testing
+
+@MainActor
+final class CellViewModel {
+    let title: String
+    init(_ title: String) { self.title = title }
+}
+
+/// `MutableArrayDataSource`: rows of an `ArrayModel` as cached cell view models kept in step with each change.
+@MainActor
+@Suite("MutableArrayDataSource")
+struct MutableArrayDataSourceTests {
+    @Test func cellViewModelsAreMadeOnceAndMoveWithTheirRows() {
+        let loop = TestLoop()
+        let model = ArrayModel(["a", "b", "c"])
+        var made: [String] = []
+        let source = MutableArrayDataSource(model: model, loop: loop) { element, _ in
+            made.append(element)
+            return CellViewModel(element)
+        }
+        let a = source.item(at: path(0, 0))
+        #expect(source.item(at: path(0, 0)) === a, "cached")
+        model.move(from: 0, to: 2)
+        #expect(source.item(at: path(0, 2)) === a, "moved with its row")
+        model.replace(at: 2, with: "A")
+        #expect(source.item(at: path(0, 2)).title == "A", "a changed row gets a new view model")
+        model.insert("z", at: 0)
+        #expect(source.cache.paths == [path(0, 3)], "the insert pushed the cached row down")
+        #expect(made == ["a", "A"])
+        #expect(source.element(at: path(0, 0)) == "z")
+    }
+
+    @Test func observersGetOnlyTheChangesMadeAfterTheyStarted() {
+        let loop = TestLoop()
+        let model = ArrayModel(["a"])
+        let source = MutableArrayDataSource(model: model, loop: loop) { element, _ in element }
+        let early = MirrorHost(source)
+        model.append("b")
+        let late = MirrorHost(source)  // its snapshot already shows "b"
+        model.append("c")
+        loop.runUntilIdle()
+        #expect(early.history == [.rowInserted(path(0, 1)), .rowInserted(path(0, 2))])
+        #expect(late.history == [.rowInserted(path(0, 2))])
+        #expect(early.rows == [["a", "b", "c"]])
+        #expect(late.rows == [["a", "b", "c"]])
+    }
+
+    @Test func aDisposedObservationIsNotCalled() {
+        let loop = TestLoop()
+        let model = ArrayModel(["a"])
+        let source = MutableArrayDataSource(model: model, loop: loop) { element, _ in element }
+        var calls = 0
+        let observation = source.observeChanges { _ in calls += 1 }
+        model.append("b")
+        observation.dispose()
+        loop.runUntilIdle()
+        #expect(calls == 0)
+    }
+
+    @Test func anIndexOutsideTheModelIsReportedAndChangesNothing() {
+        let loop = TestLoop()
+        let model = ArrayModel(["a"])
+        let source = MutableArrayDataSource(model: model, loop: loop) { element, _ in element }
+        let host = MirrorHost(source)
+        let diagnostics = DiagnosticsRecorder()
+        diagnostics.record {
+            model.insert("x", at: 3)
+            #expect(model.remove(at: 1) == nil)
+            model.move(from: 0, to: 1)
+            model.replace(at: -1, with: "y")
+        }
+        #expect(diagnostics.kinds == Array(repeating: .arrayModelIndexOutOfRange, count: 4))
+        loop.runUntilIdle()
+        #expect(host.delivered.isEmpty)
+        #expect(model.elements == ["a"])
+    }
+}
