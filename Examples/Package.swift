@@ -46,12 +46,18 @@ let package = Package(
             ],
             path: "pubsub-server"
         ),
+        // A live terminal table of worker jobs from a data source tree, redrawn by replaying change sets.
+        .executableTarget(
+            name: "dashboard",
+            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            path: "dashboard"
+        ),
         // Every example, run as a user runs it: in a terminal under tmux, or over real TCP connections.
         .testTarget(
             name: "ExamplesTests",
             dependencies: [
                 .product(name: "MainlineTesting", package: "Mainline"),
-                "sign-up", "pubsub-server",
+                "sign-up", "pubsub-server", "dashboard",
             ],
             path: "Tests/ExamplesTests"
         ),

@@ -1,0 +1,54 @@
+// dashboard — a live terminal table of worker jobs, drawn from a data source tree, in owner mode.
+//
+// Worker threads run simulated jobs and leave each job's latest state in a `KeyedMailbox`; the loop applies them to
+// an `ArrayModel` behind the table's data sources, and the table redraws at most once per loop iteration by replaying
+// the delivered `ChangeSet` on its mirror of the rows: only the lines that changed are written (the footer counts
+// them). Jobs finish — one of them fails, where the seed says — and the table stays until you press `q`.
+// Run it with:
+//
+//     swift run --package-path Examples dashboard
+//     swift run --package-path Examples dashboard --jobs 12 --workers 4 --seed 7 --pace-ms 50
+//
+// Keys: `s` cycles the sort (name, progress, status), `g` groups by status with a title per group (and back),
+// `f` cycles the filter (all, running, failed), `q` quits. Ctrl-C quits too (exit status 130); either way the
+// terminal is restored.
+//
+// Flags: `--jobs N` (1 to 16, default 8), `--workers W` (1 to 8, default 3), `--seed S` (default 1; the same seed
+// gives the same jobs, steps and failure), `--pace-ms P` (milliseconds per progress step, 0 to 10,000, default
+// 150). A bad flag, or a terminal too small for the table, exits 2 with a message.
+
+import Foundation
+import Mainline
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("dashboard: \(message)\n".utf8))
+    exit(2)
+}
+
+let options: Options
+do {
+    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error)")
+}
+if let size = Terminal.size, size.rows < Dashboard.rowsNeeded(jobs: options.jobs) {
+    fail(
+        "the terminal has \(size.rows) rows; \(options.jobs) jobs need \(Dashboard.rowsNeeded(jobs: options.jobs)). "
+            + "Use fewer --jobs or a taller terminal."
+    )
+}
+
+let plan = JobPlan(jobs: options.jobs, workers: options.workers, seed: options.seed)
+let terminal = Terminal()
+let dashboard = Dashboard(plan: plan, seed: options.seed, terminal: terminal)
+
+terminal.enterFullScreen()
+dashboard.start()
+startWorkers(plan: plan, pace: .milliseconds(options.paceMilliseconds), updates: dashboard.updates)
+startReadingKeys(onKey: { dashboard.handle(key: $0) }, onEnd: { dashboard.quit(status: 0) })
+MainLoop.main.onSignal(.sigint) { _ in dashboard.quit(status: 130) }
+MainLoop.main.run()
+
+terminal.restore()
+print(dashboard.summary)
+exit(dashboard.exitStatus)
