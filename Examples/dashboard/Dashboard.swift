@@ -21,7 +21,7 @@ final class Dashboard {
     private let seed: UInt64
     private let table: JobTable
     private let terminal: Terminal
-    private lazy var renderer = TableRenderer(terminal: terminal, firstRow: 4) { [weak self] _ in self?.drawFooter() }
+    private lazy var renderer = TableRenderer(terminal: terminal, firstRow: 4) { [unowned self] in footer($0) }
     private var updatesToken: SimpleEventToken?
     private let footerRow: Int
 
@@ -115,12 +115,16 @@ final class Dashboard {
     }
 
     private func drawFooter() {
-        let counters = renderer.counters
+        terminal.write(footer(renderer.counters))
+    }
+
+    /// The footer's line, ready to write.
+    private func footer(_ counters: TableRenderer.Counters) -> String {
         let mailbox = updates.counts
         var footer = "redraws: \(counters.redraws)  lines drawn: \(counters.linesDrawn)  last: \(counters.lastRedraw)"
         footer += "  jobs: done \(table.count(.done))/\(plan.entries.count) failed \(table.count(.failed))"
         footer += " running \(table.count(.running))  updates: \(mailbox.accepted) (\(mailbox.dropped) coalesced)"
         if counters.resyncs > 0 { footer += "  resyncs: \(counters.resyncs)" }
-        terminal.write(Terminal.line(footerRow, footer))
+        return Terminal.line(footerRow, footer)
     }
 }

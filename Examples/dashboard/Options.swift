@@ -26,7 +26,7 @@ struct Options: Equatable, Sendable {
             case "--workers": workers = try Self.integer(value, for: flag, in: 1...8)
             case "--seed":
                 guard let seed = UInt64(value) else {
-                    throw .invalidValue(flag: flag, value: value, expected: "0…2⁶⁴−1")
+                    throw .invalidValue(flag: flag, value: value, expected: "0...\(UInt64.max)")
                 }
                 self.seed = seed
             case "--pace-ms": paceMilliseconds = try Self.integer(value, for: flag, in: 0...10_000)
@@ -46,7 +46,7 @@ struct Options: Equatable, Sendable {
         -> Int
     {
         guard let number = Int(value), range.contains(number) else {
-            throw .invalidValue(flag: flag, value: value, expected: "\(range.lowerBound)…\(range.upperBound)")
+            throw .invalidValue(flag: flag, value: value, expected: "\(range.lowerBound)...\(range.upperBound)")
         }
         return number
     }

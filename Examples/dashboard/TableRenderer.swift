@@ -37,8 +37,8 @@ final class TableRenderer {
     private let terminal: Terminal
     /// The screen row (from 1) of the table's first line.
     private let firstRow: Int
-    /// Runs after every redraw, in the same loop callback (the dashboard draws its footer there).
-    private let didRedraw: @MainActor (TableRenderer) -> Void
+    /// What to write after the table's lines, in the same write (the dashboard's footer, with the new counters).
+    private let trailer: @MainActor (Counters) -> String
     /// The mirror of the shown source's rows; protected by the main actor.
     private var mirror: [[RenderedRow]] = []
     /// For each section, the screen line of its title if the terminal shows it; protected by the main actor.
@@ -47,10 +47,10 @@ final class TableRenderer {
     private var lineCount = 0
     private var observation: Disposable?
 
-    init(terminal: Terminal, firstRow: Int, didRedraw: @escaping @MainActor (TableRenderer) -> Void) {
+    init(terminal: Terminal, firstRow: Int, trailer: @escaping @MainActor (Counters) -> String) {
         self.terminal = terminal
         self.firstRow = firstRow
-        self.didRedraw = didRedraw
+        self.trailer = trailer
     }
 
     /// Shows `source` from now on: draws it whole, then follows its change sets.
@@ -128,7 +128,6 @@ final class TableRenderer {
         counters.redraws += 1
         counters.linesDrawn += drawn
         counters.lastRedraw = drawn
-        terminal.write(output)
-        didRedraw(self)
+        terminal.write(output + trailer(counters))
     }
 }
