@@ -1,0 +1,100 @@
+import Foundation
+import MainlineTesting
+import Testing
+
+/// A tmux session running one built example in a terminal, as a user runs it: the tests type into it and read the
+/// screen.
+///
+/// `TmuxSession` is **not** thread-safe: one test drives it. Waiting is bounded by a deadline only so that a broken
+/// program fails the test instead of hanging it; the assertions are about what the screen shows, not how fast.
+final class TmuxSession {
+    let name: String
+
+    /// Starts `product` with `arguments` in a new detached session of `columns` × `rows`.
+    ///
+    /// After the program exits the pane prints `exit=<status>`, then runs `afterExit` (a shell command line), then
+    /// stays open for a while so that what the program printed last can still be read.
+    init(
+        product: String,
+        arguments: [String] = [],
+        columns: Int = 120,
+        rows: Int = 50,
+        afterExit: String = ""
+    ) throws {
+        name = "mainline-\(product)-\(UInt32.random(in: 0...UInt32.max))"
+        let binary = try ChildProcess.builtProduct(product)
+        let command = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let after = afterExit.isEmpty ? "" : " \(afterExit);"
+        // `; sleep 30` keeps the pane (and what the program printed last) readable after it exits.
+        try Self.tmux([
+            "new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)",
+            "\(command); echo exit=$?;\(after) sleep 30",
+        ])
+    }
+
+    deinit {
+        _ = try? Self.tmux(["kill-session", "-t", name])
+    }
+
+    /// Types `line` and presses Enter.
+    func type(_ line: String) throws {
+        try press(line)
+        try Self.tmux(["send-keys", "-t", name, "Enter"])
+    }
+
+    /// Presses the keys of `keys`, one by one, without Enter.
+    func press(_ keys: String) throws {
+        try Self.tmux(["send-keys", "-t", name, "-l", keys])
+    }
+
+    /// Presses a key by its tmux name, such as `C-c`.
+    func pressNamed(_ key: String) throws {
+        try Self.tmux(["send-keys", "-t", name, key])
+    }
+
+    /// What the pane shows; with `scrollback`, also the 200 lines above it.
+    func screen(scrollback: Bool = true) throws -> String {
+        try Self.tmux(["capture-pane", "-p", "-t", name] + (scrollback ? ["-S", "-200"] : []))
+    }
+
+    /// Waits until the screen contains `text`; returns the screen.
+    @discardableResult
+    func waitFor(_ text: String, occurrences: Int = 1) async throws -> String {
+        try await waitUntil("the screen shows \"\(text)\"", scrollback: true) {
+            $0.components(separatedBy: text).count - 1 >= occurrences
+        }
+    }
+
+    /// Waits until `condition` holds for the screen; records an issue naming `what` if it never does. Returns the
+    /// last screen read.
+    @discardableResult
+    func waitUntil(
+        _ what: String,
+        scrollback: Bool = false,
+        _ condition: (String) -> Bool
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try screen(scrollback: scrollback)
+            if condition(last) { return last }
+            await Task.yield()  // each capture runs tmux, which paces the polling
+        }
+        Issue.record("never saw: \(what); the screen shows:\n\(last)")
+        return last
+    }
+
+    /// Runs a tmux command and returns what it printed. Only `capture-pane` output is read: a command that starts
+    /// the tmux server would hand it the pipe, and reading to its end would then never finish.
+    @discardableResult
+    static func tmux(_ arguments: [String]) throws -> String {
+        let reads = arguments.first == "capture-pane"
+        let child = try ChildProcess(
+            "tmux",
+            arguments,
+            searchPath: true,
+            standardOutput: reads ? .capture : .discard
+        )
+        return child.finishBlocking().standardOutput
+    }
+}
