@@ -21,7 +21,7 @@ final class Dashboard {
     private let seed: UInt64
     private let table: JobTable
     private let terminal: Terminal
-    private lazy var renderer = TableRenderer(terminal: terminal, firstRow: 4) { [unowned self] in footer($0) }
+    private lazy var renderer = TableRenderer(firstRow: 4, write: terminal.write) { [unowned self] in footer($0) }
     private var updatesToken: SimpleEventToken?
     private let footerRow: Int
 

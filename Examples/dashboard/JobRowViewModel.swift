@@ -7,13 +7,10 @@ struct JobRowViewModel {
     /// The column titles, aligned with ``line``.
     static let header = columns("JOB", "WORKER", "STATUS", "PROGRESS")
 
-    /// The job it shows.
-    let job: Job
     /// The row as the terminal shows it: name, worker, status, a 20-cell bar and the percentage.
     let line: String
 
     init(_ job: Job) {
-        self.job = job
         let filled = job.progress / 5
         let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
         let percent = String(job.progress)

@@ -54,10 +54,17 @@ final class JobTable {
     private(set) var sortKey = SortKey.name
     private(set) var filter = Filter.all
 
-    init(jobs: [Job]) {
+    /// The loop whose settle phase delivers the sources' change sets.
+    private let loop: any Loop
+
+    /// Creates the table over `jobs` (indexed by id), sorted by name, unfiltered, ungrouped.
+    ///
+    /// - Parameter loop: The main loop, unless a test passes a `TestLoop`.
+    init(jobs: [Job], loop: any Loop = MainLoop.main) {
         self.jobs = jobs
+        self.loop = loop
         visible = ArrayModel(jobs.sorted { Self.precedes($0, $1, by: .name) })
-        flat = MutableArrayDataSource(model: visible) { job, _ in JobRowViewModel(job) }
+        flat = MutableArrayDataSource(model: visible, loop: loop) { job, _ in JobRowViewModel(job) }
     }
 
     /// How many jobs have `status`.
@@ -119,7 +126,13 @@ final class JobTable {
     /// - Returns: The grouped source when grouping is now on, `nil` when it is off.
     func toggleGrouping() -> GroupedDataSource<Job, JobStatus>? {
         if grouped == nil {
-            grouped = GroupedDataSource(model: visible, groupedBy: \.status, title: { $0.name }, orderedBy: <)
+            grouped = GroupedDataSource(
+                model: visible,
+                loop: loop,
+                groupedBy: \.status,
+                title: { $0.name },
+                orderedBy: <
+            )
         } else {
             grouped = nil  // its listener on `visible` goes with it
         }

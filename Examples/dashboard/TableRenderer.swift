@@ -34,7 +34,8 @@ final class TableRenderer {
     }
 
     private(set) var counters = Counters()
-    private let terminal: Terminal
+    /// Where the escape sequences go: the terminal, or a test's screen.
+    private let write: @MainActor (String) -> Void
     /// The screen row (from 1) of the table's first line.
     private let firstRow: Int
     /// What to write after the table's lines, in the same write (the dashboard's footer, with the new counters).
@@ -47,9 +48,13 @@ final class TableRenderer {
     private var lineCount = 0
     private var observation: Disposable?
 
-    init(terminal: Terminal, firstRow: Int, trailer: @escaping @MainActor (Counters) -> String) {
-        self.terminal = terminal
+    init(
+        firstRow: Int,
+        write: @escaping @MainActor (String) -> Void,
+        trailer: @escaping @MainActor (Counters) -> String = { _ in "" }
+    ) {
         self.firstRow = firstRow
+        self.write = write
         self.trailer = trailer
     }
 
@@ -128,6 +133,6 @@ final class TableRenderer {
         counters.redraws += 1
         counters.linesDrawn += drawn
         counters.lastRedraw = drawn
-        terminal.write(output + trailer(counters))
+        write(output + trailer(counters))
     }
 }
