@@ -65,20 +65,26 @@ final class TableRenderer {
     ///   - line: Formats an item as a line.
     func show<Item>(_ source: DataSource<Item>, line: @escaping @MainActor (Item) -> String) {
         observation?.dispose()
-        let section: (Int) -> [RenderedRow] = { source.rows(in: $0).map { RenderedRow(text: line($0)) } }
-        let row: (RowPath) -> RenderedRow = { RenderedRow(text: line(source.item(at: $0))) }
-        mirror = (0..<source.numberOfSections).map(section)
+        func section(of source: DataSource<Item>, _ index: Int) -> [RenderedRow] {
+            source.rows(in: index).map { RenderedRow(text: line($0)) }
+        }
+        mirror = (0..<source.numberOfSections).map { section(of: source, $0) }
         titleLines = Array(repeating: nil, count: mirror.count)
         redraw(title: source.title(forSection:))
-        observation = source.observeChanges { [weak self] changes in
-            guard let self else { return }
+        // `source` weakly: a source this renderer no longer shows must not be kept alive by its own observer.
+        observation = source.observeChanges { [weak self, weak source] changes in
+            guard let self, let source else { return }
             do {
-                try changes.replay(on: &mirror, section: section, row: row)
+                try changes.replay(
+                    on: &mirror,
+                    section: { section(of: source, $0) },
+                    row: { RenderedRow(text: line(source.item(at: $0))) }
+                )
                 titleLines = Self.replaySections(changes, on: titleLines)
             } catch {
                 // The mirror was out of step with the source: start again from what the source shows now.
                 counters.resyncs += 1
-                mirror = (0..<source.numberOfSections).map(section)
+                mirror = (0..<source.numberOfSections).map { section(of: source, $0) }
                 titleLines = Array(repeating: nil, count: mirror.count)
             }
             redraw(title: source.title(forSection:))
