@@ -94,6 +94,15 @@ struct TableRendererTests {
         #expect(screen.table(from: Self.firstRow) == expectedTable())
     }
 
+    @Test func aGroupedSourceSwitchedOffIsReleasedThoughItStillHasTheRenderersDisposedObserver() throws {
+        weak let grouped = table.toggleGrouping()
+        renderer.show(try #require(grouped)) { JobRowViewModel($0).line }
+        #expect(table.toggleGrouping() == nil)
+        renderer.show(table.flat) { $0.line }
+        #expect(grouped == nil)
+        #expect(screen.table(from: Self.firstRow) == expectedTable())
+    }
+
     @Test func aSeededRunOfUpdatesAndKeysLeavesTheScreenEqualToAFreshDrawAfterEveryIteration() {
         var random = SplitMix64(seed: 2024)
         for iteration in 0..<400 {
