@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
+        // Not re-exported by `Mainline`: it pulls in swift-service-lifecycle.
+        .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
         .executable(name: "hello-loop", targets: ["hello-loop"]),
         .executable(name: "guest-loop", targets: ["guest-loop"]),
         .executable(name: "sign-up", targets: ["sign-up"]),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // The lazy events' pending flag (not `Synchronization`, whose Mutex misleads ThreadSanitizer here).
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        // Loop metrics (MainlineLoop) and the loop as a service (MainlineServiceLifecycle).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
@@ -39,6 +44,7 @@ let package = Package(
                 "CLibUV",
                 "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -63,6 +69,16 @@ let package = Package(
             name: "Mainline",
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
+            ]
+        ),
+
+        .target(
+            name: "MainlineServiceLifecycle",
+            dependencies: [
+                "MainlineLoop",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
 
@@ -91,10 +107,24 @@ let package = Package(
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "TestSupport", "mainline-owner-probe",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "MainlineServiceLifecycleTests",
+            dependencies: [
+                "MainlineServiceLifecycle", "MainlineLoop", "MainlineEvents", "MainlineTesting",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
-        .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
+        .testTarget(
+            name: "MainlineEventsTests",
+            dependencies: [
+                "MainlineEvents", "MainlineTesting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),

@@ -26,8 +26,21 @@ package final class _LoopCore {
     // nonisolated(unsafe): written once by the loop that owns the core, in its initializer, before the core is
     // shared; read only on the main actor.
     package nonisolated(unsafe) var owner: UnsafeRawPointer?
+    /// The clock the loop's phases are measured with when instrumented: real time for `MainLoop`, virtual time for
+    /// `TestLoop`.
+    // nonisolated(unsafe): as `owner`.
+    package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
+
+    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. The hot paths test it once.
+    private var instruments: _LoopInstruments?
+    /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments` so a post costs one load to test.
+    private var monitor: _StallMonitor?
+    /// Named mailboxes whose drops the instrumentation reports (protected by the main actor).
+    private var dropSources: [_DropSource] = []
+    /// Hooks run during shutdown, in registration order (protected by the main actor).
+    private var shutdownHooks: [ShutdownRegistration] = []
 
     private let timers = _TimerQueue()
     private let settleQueue = _SettleQueue()
@@ -48,26 +61,42 @@ package final class _LoopCore {
     package func schedule(
         after delay: Duration,
         now: LoopInstant,
+        label: StaticString? = nil,
         _ body: @escaping @MainActor () -> Void
     )
         -> ScheduledTask
     {
-        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(body))
+        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, label: label, body: .once(body))
         return insert(task)
     }
 
     package func scheduleRepeating(
         every interval: Duration,
         now: LoopInstant,
+        label: StaticString? = nil,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(body))
+        let task = ScheduledTask(deadline: now + interval, interval: interval, label: label, body: .repeating(body))
         return insert(task)
+    }
+
+    /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
+    ///
+    /// Thread-safe. Costs one closure allocation more than an unlabelled post; unlabelled posts pay nothing for labels.
+    package nonisolated func post(
+        label: StaticString,
+        _ body: @escaping @MainActor @Sendable () -> Void
+    ) -> _PostQueue.EnqueueResult {
+        posts.enqueue { [unowned self] in
+            monitor?.relabel(label)
+            body()
+        }
     }
 
     package func requestSettle(_ notification: SettleNotification) -> Bool {
         guard !isShutDown else { return false }
+        instruments?.triggers += 1
         let wasIdle = !settleQueue.hasPending
         guard settleQueue.request(notification) else { return false }
         if wasIdle { needsAttention?() }
@@ -83,6 +112,77 @@ package final class _LoopCore {
         let registration = signals.add(signal, handler)
         if isShutDown { registration.cancel() }
         return registration
+    }
+
+    /// Registers `body` to run during shutdown, after posted work and settle (see ``ShutdownRegistration``).
+    package func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration {
+        let registration = ShutdownRegistration(body)
+        if isShutDown {
+            registration.cancel()
+        } else {
+            shutdownHooks.removeAll { !$0.isActive }
+            shutdownHooks.append(registration)
+        }
+        return registration
+    }
+
+    // MARK: Instrumentation
+
+    /// Installs `instrumentation` (replacing any before it, and stopping its watchdog), or with `nil` removes it.
+    /// Ignored once the core has shut down.
+    package func instrument(_ instrumentation: LoopInstrumentation?) {
+        guard !isShutDown else { return }
+        instruments?.watchdog?.stop()
+        instruments = instrumentation.map { _LoopInstruments($0, deliveriesSoFar: settleQueue.deliveries) }
+        monitor = instruments?.watchdog?.monitor
+    }
+
+    /// Whether instrumentation is installed.
+    package var isInstrumented: Bool { instruments != nil }
+
+    /// Reports the drops of a named mailbox through the instrumentation, now or once one is installed.
+    ///
+    /// - Parameters:
+    ///   - name: The mailbox's name, the `mailbox` dimension of `mainline_mailbox_drops`.
+    ///   - dropped: Reads the mailbox's drop count so far; returns `nil` once the mailbox is gone.
+    package func addDropSource(name: String, dropped: @escaping @Sendable () -> Int?) {
+        guard !isShutDown else { return }
+        dropSources.append(_DropSource(name: name, dropped: dropped))
+    }
+
+    /// Runs work of the driver's own (draining the main dispatch queue in owner mode) as part of the iteration:
+    /// measured and stamped like the core's phases.
+    package func runExternal(_ label: StaticString, _ body: () -> Void) {
+        guard let instruments else { return body() }
+        monitor?.begin(label)
+        instruments.ranOtherWork = true
+        measured(instruments, body)
+    }
+
+    /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
+    @inline(__always)
+    package func willWait() {
+        monitor?.idle()
+    }
+
+    /// The iteration is over (its settle phase ran): hands its totals to the metrics and tells the watchdog the loop
+    /// is idle.
+    package func endIteration() {
+        monitor?.idle()
+        guard let instruments else { return }
+        instruments.endIteration(
+            queueDepth: { (batch.count - batchIndex) + posts.incomingCount },
+            deliveries: settleQueue.deliveries,
+            dropSources: &dropSources
+        )
+    }
+
+    private func measured<R>(_ instruments: _LoopInstruments, _ body: () -> R) -> R {
+        let clock = clock ?? { LoopInstant(nanoseconds: 0) }
+        let start = clock()
+        let result = _RunningLoop.with(owner, body)
+        instruments.busy += (clock() - start).mainlineNanoseconds
+        return result
     }
 
     private func insert(_ task: ScheduledTask) -> ScheduledTask {
@@ -120,13 +220,18 @@ package final class _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
-        _RunningLoop.with(owner) { fireDueTimers(now: now) }
+        guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
+        return measured(instruments) { fireDueTimers(now: now) }
     }
 
     private func fireDueTimers(now: LoopInstant) -> Int {
         let mark = timers.sequenceMark
         var fired = 0
         while let task = timers.popDue(now: now, scheduledBefore: mark) {
+            if let instruments {
+                instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
+                monitor?.begin(task.label ?? "timer")
+            }
             fire(task, now: now)
             fired += 1
         }
@@ -163,7 +268,10 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
-        _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) }
+        guard let instruments else { return _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) } }
+        let ran = measured(instruments) { runPosts(limit: budgets.postsPerIteration) }
+        instruments.postsRun += ran
+        return ran
     }
 
     private func runPosts(limit: Int) -> Int {
@@ -179,6 +287,7 @@ package final class _LoopCore {
             let job = batch[batchIndex].job!
             batch[batchIndex].job = nil
             batchIndex += 1
+            monitor?.begin("post")
             job()
             ran += 1
         }
@@ -188,16 +297,26 @@ package final class _LoopCore {
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+        guard let instruments else {
+            return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+        }
+        guard settleQueue.hasPending else { return 0 }
+        monitor?.begin("settle")
+        return measured(instruments) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
     }
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
-        _RunningLoop.with(owner) { signals.deliver(signal) }
+        guard let instruments else { return _RunningLoop.with(owner) { signals.deliver(signal) } }
+        monitor?.begin("signal")
+        instruments.ranOtherWork = true
+        measured(instruments) { signals.deliver(signal) }
     }
 
-    /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, then
-    /// cancels timers and signal handlers. Afterwards requests are refused. Returns how many posted jobs ran.
+    /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, runs the
+    /// shutdown hooks and settles what they triggered, then cancels timers and signal handlers and removes the
+    /// instrumentation (its last totals reported, its watchdog stopped). Afterwards requests are refused. Returns how
+    /// many posted jobs ran.
     @discardableResult
     package func shutDown() -> Int {
         _RunningLoop.with(owner) { finalShutDown() }
@@ -208,8 +327,11 @@ package final class _LoopCore {
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
         var ran = 0
         while case let count = runPosts(limit: .max), count > 0 { ran += count }
+        instruments?.postsRun += ran
+        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
+        runShutdownHooks()
         isShutDown = true
-        runSettle()
+        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         let discarded = settleQueue.removeAll()
         if discarded > 0 {
             Self.logger.warning(
@@ -219,6 +341,22 @@ package final class _LoopCore {
         }
         timers.cancelAll()
         signals.removeAll()
+        endIteration()
+        instruments?.watchdog?.stop()
+        instruments = nil
+        monitor = nil
+        dropSources = []
         return ran
+    }
+
+    private func runShutdownHooks() {
+        let hooks = shutdownHooks
+        shutdownHooks = []
+        for hook in hooks {
+            guard let body = hook.body else { continue }
+            hook.body = nil
+            monitor?.begin("shutdown hook")
+            body()
+        }
     }
 }
