@@ -115,6 +115,7 @@ let package = Package(
             dependencies: [
                 "MainlineServiceLifecycle", "MainlineLoop", "MainlineEvents", "MainlineTesting",
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
