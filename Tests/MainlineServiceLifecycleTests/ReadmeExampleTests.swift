@@ -59,7 +59,13 @@ struct ReadmeExampleTests {
         let loop = MainLoop()  // the package's tests never run `MainLoop.main`
         let board = await MainActor.run { Board() }
         let metrics = TestMetrics()
-        let group = makeServiceGroup(loop: loop, board: board, metrics: metrics, signals: [], logger: Logger(label: "readme"))
+        let group = makeServiceGroup(
+            loop: loop,
+            board: board,
+            metrics: metrics,
+            signals: [],
+            logger: Logger(label: "readme")
+        )
         await MainActor.run {
             _ = loop.onShutdown { board.lines.append("loop drained") }
         }

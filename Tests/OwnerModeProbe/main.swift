@@ -162,9 +162,8 @@ case "run-in-task":
     loop.run()
 
 default:
-    FileHandle.standardError.write(
-        "usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|run-off-main-thread|run-in-task\n".data(using: .utf8)!
-    )
+    let usage = "usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|run-off-main-thread|run-in-task\n"
+    FileHandle.standardError.write(usage.data(using: .utf8)!)
     exit(64)
 }
 

@@ -4,7 +4,7 @@ import Logging
 /// What a loop reports about itself, and where: metrics through swift-metrics, stalls through swift-log.
 ///
 /// `LoopInstrumentation` is a value type; all operations on it are thread-safe. Install it on the loop's main actor
-/// with `MainLoop.instrument(_:)` (or `TestLoop.instrument(_:)`), or hand it to `MainLoopService`:
+/// with ``MainLoop/instrument(_:)`` (or `TestLoop.instrument(_:)` from `MainlineTesting`), or hand it to `MainLoopService`:
 ///
 /// ```swift
 /// MainLoop.main.instrument(

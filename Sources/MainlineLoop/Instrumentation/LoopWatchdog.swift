@@ -10,8 +10,8 @@
 /// logger naming the label and how long, one increment of `mainline_loop_stalls` (dimension `label`), and a call to
 /// ``onStall``. The loop itself is not interrupted: the report is how a service learns that something blocks it.
 ///
-/// Labels come from `Loop.post(label:_:)`, `Loop.schedule(after:label:_:)` and
-/// `Loop.scheduleRepeating(every:label:_:)`; unlabelled work reports `post`, `timer`, `settle`, `signal`,
+/// Labels come from ``Loop/post(label:_:)``, ``Loop/schedule(after:label:_:)`` and
+/// ``Loop/scheduleRepeating(every:label:_:)``; unlabelled work reports `post`, `timer`, `settle`, `signal`,
 /// `shutdown hook` or `main queue`.
 ///
 /// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported ``LoopStall/duration``
@@ -49,7 +49,7 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The label of the callback running when the stall was detected (`post`, `timer`, or a label given to
-    /// `post(label:_:)` and the scheduling calls).
+    /// ``Loop/post(label:_:)`` and the scheduling calls).
     public var label: String
     /// Whether one callback or one iteration stalled.
     public var kind: Kind

@@ -36,7 +36,11 @@ struct RecordingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         recorder.append(
-            Record(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 })
+            Record(
+                level: event.level,
+                message: "\(event.message)",
+                metadata: metadata.merging(event.metadata ?? [:]) { $1 }
+            )
         )
     }
 }
