@@ -39,6 +39,8 @@ package final class _LoopCore {
     private var monitor: _StallMonitor?
     /// Named mailboxes whose drops the instrumentation reports (protected by the main actor).
     private var dropSources: [_DropSource] = []
+    /// Whether a measured phase is running (protected by the main actor).
+    private var isMeasuring = false
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []
 
@@ -177,8 +179,12 @@ package final class _LoopCore {
         )
     }
 
+    /// Runs a phase, adding its duration to the iteration's busy time (once: a phase inside a phase, such as a
+    /// `TestLoop` signal delivered by a post, is already being measured).
     private func measured<R>(_ instruments: _LoopInstruments, _ body: () -> R) -> R {
-        let clock = clock ?? { LoopInstant(nanoseconds: 0) }
+        guard !isMeasuring, let clock else { return _RunningLoop.with(owner, body) }
+        isMeasuring = true
+        defer { isMeasuring = false }
         let start = clock()
         let result = _RunningLoop.with(owner, body)
         instruments.busy += (clock() - start).mainlineNanoseconds

@@ -42,6 +42,13 @@ struct LoopInstrumentationTests {
         #expect(try timerValues(LoopMetricName.iterationDuration) == [42_000_000, 5_000_000])
     }
 
+    @Test func aSignalHandlerIsMeasuredOnce() throws {
+        loop.onSignal(.sighup) { _ in loop.simulateBusy(for: .milliseconds(7)) }
+        loop.raise(.sighup)  // delivered by a post: a phase inside the post phase
+        loop.runIteration()
+        #expect(try timerValues(LoopMetricName.iterationDuration) == [7_000_000])
+    }
+
     @Test func postsAreReportedOncePerIterationAndTheQueueDepthIsWhatTheBudgetLeft() throws {
         loop.budgets = LoopBudgets(postsPerIteration: 4)
         for _ in 0..<10 { loop.post {} }
