@@ -39,9 +39,6 @@ public final class ScheduledTask {
     /// How many times the task has fired.
     public internal(set) var firings: Int = 0
 
-    /// What the task is called in stall reports (see `LoopWatchdog`); `nil` reports as `timer`.
-    public let label: StaticString?
-
     // All stored state below is protected by the main actor.
     var state: State = .scheduled
     var body: Body?
@@ -49,10 +46,9 @@ public final class ScheduledTask {
     var sequence: UInt64 = 0
     weak var queue: _TimerQueue?
 
-    init(deadline: LoopInstant, interval: Duration?, label: StaticString? = nil, body: Body) {
+    init(deadline: LoopInstant, interval: Duration?, body: Body) {
         self.deadline = deadline
         self.interval = interval
-        self.label = label
         self.body = body
     }
 

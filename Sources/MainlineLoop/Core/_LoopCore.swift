@@ -68,7 +68,17 @@ package final class _LoopCore {
     )
         -> ScheduledTask
     {
-        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, label: label, body: .once(body))
+        // A label rides in the body, as for posts: unlabelled timers (and the task object) stay as they were.
+        let labelled: @MainActor () -> Void
+        if let label {
+            labelled = { [unowned self] in
+                monitor?.relabel(label)
+                body()
+            }
+        } else {
+            labelled = body
+        }
+        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(labelled))
         return insert(task)
     }
 
@@ -79,7 +89,16 @@ package final class _LoopCore {
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let task = ScheduledTask(deadline: now + interval, interval: interval, label: label, body: .repeating(body))
+        let labelled: @MainActor (ScheduledTask) -> Void
+        if let label {
+            labelled = { [unowned self] task in
+                monitor?.relabel(label)
+                body(task)
+            }
+        } else {
+            labelled = body
+        }
+        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(labelled))
         return insert(task)
     }
 
@@ -232,11 +251,14 @@ package final class _LoopCore {
 
     private func fireDueTimers(now: LoopInstant) -> Int {
         let mark = timers.sequenceMark
+        // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
+        let instruments = self.instruments
+        let monitor = self.monitor
         var fired = 0
         while let task = timers.popDue(now: now, scheduledBefore: mark) {
             if let instruments {
                 instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                monitor?.begin(task.label ?? "timer")
+                monitor?.begin("timer")
             }
             fire(task, now: now)
             fired += 1
@@ -286,6 +308,8 @@ package final class _LoopCore {
             batchIndex = 0
             posts.takeAll(into: &batch)
         }
+        // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
+        let monitor = self.monitor
         var ran = 0
         while ran < limit && batchIndex < batch.count {
             // Release each closure as soon as it has run: releasing a large batch at once stalls the loop.
