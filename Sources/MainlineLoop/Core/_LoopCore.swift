@@ -33,14 +33,16 @@ package final class _LoopCore {
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
 
-    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. The hot paths test it once.
-    private var instruments: _LoopInstruments?
-    /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments` so a post costs one load to test.
-    private var monitor: _StallMonitor?
-    /// Named mailboxes whose drops the instrumentation reports (protected by the main actor).
-    private var dropSources: [_DropSource] = []
-    /// Whether a measured phase is running (protected by the main actor).
-    private var isMeasuring = false
+    // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
+    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. Phases read it once each.
+    var instruments: _LoopInstruments?
+    /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments`, so that the post phase reads
+    /// one optional, once, to know whether to stamp each job.
+    var monitor: _StallMonitor?
+    /// Named mailboxes whose drops the instrumentation reports.
+    var dropSources: [_DropSource] = []
+    /// Whether a measured phase is running.
+    var isMeasuring = false
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []
 
@@ -147,69 +149,6 @@ package final class _LoopCore {
         return registration
     }
 
-    // MARK: Instrumentation
-
-    /// Installs `instrumentation` (replacing any before it, and stopping its watchdog), or with `nil` removes it.
-    /// Ignored once the core has shut down.
-    package func instrument(_ instrumentation: LoopInstrumentation?) {
-        guard !isShutDown else { return }
-        instruments?.watchdog?.stop()
-        instruments = instrumentation.map { _LoopInstruments($0, deliveriesSoFar: settleQueue.deliveries) }
-        monitor = instruments?.watchdog?.monitor
-    }
-
-    /// Whether instrumentation is installed.
-    package var isInstrumented: Bool { instruments != nil }
-
-    /// Reports the drops of a named mailbox through the instrumentation, now or once one is installed.
-    ///
-    /// - Parameters:
-    ///   - name: The mailbox's name, the `mailbox` dimension of `mainline_mailbox_drops`.
-    ///   - dropped: Reads the mailbox's drop count so far; returns `nil` once the mailbox is gone.
-    package func addDropSource(name: String, dropped: @escaping @Sendable () -> Int?) {
-        guard !isShutDown else { return }
-        dropSources.append(_DropSource(name: name, dropped: dropped))
-    }
-
-    /// Runs work of the driver's own (draining the main dispatch queue in owner mode) as part of the iteration:
-    /// measured and stamped like the core's phases.
-    package func runExternal(_ label: StaticString, _ body: () -> Void) {
-        guard let instruments else { return body() }
-        monitor?.begin(label)
-        instruments.ranOtherWork = true
-        measured(instruments, body)
-    }
-
-    /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
-    @inline(__always)
-    package func willWait() {
-        monitor?.idle()
-    }
-
-    /// The iteration is over (its settle phase ran): hands its totals to the metrics and tells the watchdog the loop
-    /// is idle.
-    package func endIteration() {
-        monitor?.idle()
-        guard let instruments else { return }
-        instruments.endIteration(
-            queueDepth: { (batch.count - batchIndex) + posts.incomingCount },
-            deliveries: settleQueue.deliveries,
-            dropSources: &dropSources
-        )
-    }
-
-    /// Runs a phase, adding its duration to the iteration's busy time (once: a phase inside a phase, such as a
-    /// `TestLoop` signal delivered by a post, is already being measured).
-    private func measured<R>(_ instruments: _LoopInstruments, _ body: () -> R) -> R {
-        guard !isMeasuring, let clock else { return _RunningLoop.with(owner, body) }
-        isMeasuring = true
-        defer { isMeasuring = false }
-        let start = clock()
-        let result = _RunningLoop.with(owner, body)
-        instruments.busy += (clock() - start).mainlineNanoseconds
-        return result
-    }
-
     private func insert(_ task: ScheduledTask) -> ScheduledTask {
         guard !isShutDown else {
             task.cancel()
@@ -226,6 +165,12 @@ package final class _LoopCore {
 
     /// The number of scheduled timers.
     package var scheduledTimerCount: Int { timers.count }
+
+    /// How many posts wait for a later post phase (takes the post queue's lock).
+    var postsWaitingCount: Int { (batch.count - batchIndex) + posts.incomingCount }
+
+    /// How many settle notifications have been delivered so far.
+    var settleDeliveries: Int { settleQueue.deliveries }
 
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
