@@ -16,11 +16,16 @@ let package = Package(
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
         .library(name: "MainlineBindings", targets: ["MainlineBindings"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
+        // Not re-exported by `Mainline`: it pulls in swift-service-lifecycle.
+        .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // The lazy events' pending flag (not `Synchronization`, whose Mutex misleads ThreadSanitizer here).
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
+        // Loop metrics (MainlineLoop) and the loop as a service (MainlineServiceLifecycle).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
@@ -37,6 +42,7 @@ let package = Package(
                 "CLibUV",
                 "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -69,6 +75,16 @@ let package = Package(
             ]
         ),
 
+        .target(
+            name: "MainlineServiceLifecycle",
+            dependencies: [
+                "MainlineLoop",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
         .executableTarget(
@@ -81,10 +97,25 @@ let package = Package(
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "MainlineServiceLifecycleTests",
+            dependencies: [
+                "MainlineServiceLifecycle", "MainlineLoop", "MainlineEvents", "MainlineTesting",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
-        .testTarget(name: "MainlineEventsTests", dependencies: ["MainlineEvents", "MainlineTesting"]),
+        .testTarget(
+            name: "MainlineEventsTests",
+            dependencies: [
+                "MainlineEvents", "MainlineTesting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
         .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),

@@ -99,4 +99,95 @@ public protocol Loop: AnyObject, Sendable {
     /// - Returns: The registration, for cancelling.
     @MainActor @discardableResult
     func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void) -> SignalRegistration
+
+    /// Runs `body` on the loop, on the main actor, soon; a stall watchdog reports it as `label`.
+    ///
+    /// Thread-safe; otherwise exactly ``post(_:)``. A labelled post costs one allocation more than an unlabelled
+    /// one. Loops without labels (the default implementation) ignore `label`.
+    ///
+    /// - Parameters:
+    ///   - label: What the work is called in stall reports (`LoopWatchdog`); a static string, so that labels cost
+    ///     nothing to copy and stay a small, fixed set of metric dimensions.
+    ///   - body: The work to run.
+    /// - Returns: `true` if `body` will run; `false` if the loop has stopped.
+    @discardableResult
+    func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool
+
+    /// Runs `body` once when `delay` has passed, as ``schedule(after:_:)``; a stall watchdog reports it as `label`.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from ``now``.
+    ///   - label: What the timer is called in stall reports.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling.
+    @MainActor @discardableResult
+    func schedule(after delay: Duration, label: StaticString, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
+
+    /// Runs `body` every `interval`, as ``scheduleRepeating(every:_:)``; a stall watchdog reports it as `label`.
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive.
+    ///   - label: What the timer is called in stall reports.
+    ///   - body: The work to run; it receives the task.
+    /// - Returns: The task, for cancelling.
+    @MainActor @discardableResult
+    func scheduleRepeating(
+        every interval: Duration,
+        label: StaticString,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask
+}
+
+extension Loop {
+    /// Posts `body`, ignoring `label`: the default for loops that keep no labels. See ``Loop/post(label:_:)``.
+    ///
+    /// - Parameters:
+    ///   - label: Ignored.
+    ///   - body: The work to run.
+    /// - Returns: What ``Loop/post(_:)`` returns.
+    @discardableResult
+    public func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        post(body)
+    }
+
+    /// Schedules `body`, ignoring `label`: the default for loops that keep no labels.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from now.
+    ///   - label: Ignored.
+    ///   - body: The work to run.
+    /// - Returns: What ``Loop/schedule(after:_:)`` returns.
+    @MainActor @discardableResult
+    public func schedule(
+        after delay: Duration,
+        label: StaticString,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
+        schedule(after: delay, body)
+    }
+
+    /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.
+    ///
+    /// - Parameters:
+    ///   - interval: The period.
+    ///   - label: Ignored.
+    ///   - body: The work to run.
+    /// - Returns: What ``Loop/scheduleRepeating(every:_:)`` returns.
+    @MainActor @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        label: StaticString,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        scheduleRepeating(every: interval, body)
+    }
+}
+
+/// A loop built on a `_LoopCore` (`MainLoop`, `TestLoop`): how other layers of the package reach the core, for
+/// example to report a named mailbox's drops through the loop's instrumentation.
+///
+/// All operations on conforming types' ``core`` reference are thread-safe; the core itself is main-actor isolated.
+package protocol _CoreOwningLoop: Loop {
+    /// The loop's scheduling core.
+    var core: _LoopCore { get }
 }

@@ -30,7 +30,8 @@ import MainlineLoop
 /// ```
 @MainActor
 public final class TestLoop: Loop {
-    private let core: _LoopCore
+    /// The scheduling core (for the package's other layers).
+    package nonisolated let core: _LoopCore
 
     /// The loop's virtual clock. Inside a timer callback it is that timer's deadline.
     public private(set) var now: LoopInstant
@@ -44,6 +45,8 @@ public final class TestLoop: Loop {
         self.now = now
         core = _LoopCore(budgets: budgets)
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        // Virtual time: instrumentation measures what `simulateBusy(for:)` says a callback took.
+        core.clock = { [unowned self] in self.now }
     }
 
     // MARK: Any thread
@@ -110,6 +113,72 @@ public final class TestLoop: Loop {
         core.onSignal(signal, handler)
     }
 
+    /// Posts `body` to run at the next step; a stall watchdog reports it as `label`. See `Loop.post(label:_:)`.
+    ///
+    /// - Parameters:
+    ///   - label: What the work is called in stall reports.
+    ///   - body: The work to run.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
+    @discardableResult
+    public nonisolated func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        core.post(label: label, body) != .closed
+    }
+
+    /// Runs `body` once when `delay` of virtual time has passed, labelled for stall reports.
+    /// See `Loop.schedule(after:label:_:)`.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from ``now``.
+    ///   - label: What the timer is called in stall reports.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling.
+    @discardableResult
+    public func schedule(
+        after delay: Duration,
+        label: StaticString,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
+        core.schedule(after: delay, now: now, label: label, body)
+    }
+
+    /// Runs `body` every `interval` of virtual time, labelled for stall reports.
+    /// See `Loop.scheduleRepeating(every:label:_:)`.
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive.
+    ///   - label: What the timer is called in stall reports.
+    ///   - body: The work to run; it receives the task.
+    /// - Returns: The task, for cancelling.
+    @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        label: StaticString,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        core.scheduleRepeating(every: interval, now: now, label: label, body)
+    }
+
+    /// Registers `body` to run when a step shuts the loop down, after posted work and settle, as
+    /// `MainLoop.onShutdown(_:)` does.
+    ///
+    /// - Parameter body: The work to run at shutdown.
+    /// - Returns: The registration, for cancelling.
+    @discardableResult
+    public func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration {
+        core.onShutdown(body)
+    }
+
+    /// Reports the loop's metrics through `instrumentation`, measured in virtual time, as `MainLoop.instrument(_:)`
+    /// does in real time; `nil` stops.
+    ///
+    /// A callback's duration is what ``simulateBusy(for:)`` says it took; a timer's lag is how far ``now`` had moved
+    /// past its deadline when it fired. Totals are reported at the end of every ``runIteration()`` that did work.
+    ///
+    /// - Parameter instrumentation: Where the metrics go (a `TestMetrics` from `MetricsTestKit` in tests).
+    public func instrument(_ instrumentation: LoopInstrumentation?) {
+        core.instrument(instrumentation)
+    }
+
     // MARK: Stepping
 
     /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
@@ -122,6 +191,7 @@ public final class TestLoop: Loop {
         core.runDueTimers(now: now)
         postsRun += core.runPosts()
         core.runSettle()
+        core.endIteration()
     }
 
     /// Runs iterations at the current time until nothing is left to do now (timers in the future stay).
@@ -246,3 +316,5 @@ public final class TestLoop: Loop {
         return false
     }
 }
+
+extension TestLoop: _CoreOwningLoop {}

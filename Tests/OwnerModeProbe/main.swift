@@ -122,6 +122,31 @@ case "signal":
     loop.run()
     MainActor.assumeIsolated { note("handled", signals.handled.joined(separator: ",")) }
 
+case "sigterm-drain":
+    // Owner mode's graceful shutdown: SIGTERM (through stopOnTerminationSignals) drains the loop the way
+    // MainLoopService does: work already posted runs, then settle, then the shutdown hooks, then handles close.
+    @MainActor final class Drain { var log: [String] = []; var ran = 0 }
+    let drain = Drain()
+    // Handlers run in registration order: this one posts work the next one's stop() leaves queued for the drain.
+    loop.onSignal(.sigterm) { _ in
+        for index in 0..<100 {
+            _ = loop.post {
+                drain.ran += 1
+                if index == 99 { loop.requestSettle(SettleNotification { drain.log.append("settled") }) }
+            }
+        }
+    }
+    loop.stopOnTerminationSignals()
+    loop.onShutdown {
+        here.check()
+        drain.log.append("hook after \(drain.ran) posts, post refused: \(!loop.post {})")
+    }
+    loop.post {
+        Thread.detachNewThread { kill(getpid(), SIGTERM) }
+    }
+    loop.run()
+    MainActor.assumeIsolated { note("drainLog", drain.log.joined(separator: ";")) }
+
 case "run-off-main-thread":
     // Misuse: run() on another thread traps with a message that says what to do instead.
     let done = DispatchSemaphore(value: 0)
@@ -137,9 +162,8 @@ case "run-in-task":
     loop.run()
 
 default:
-    FileHandle.standardError.write(
-        "usage: mainline-owner-probe flood|main-queue|signal|run-off-main-thread|run-in-task\n".data(using: .utf8)!
-    )
+    let usage = "usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|run-off-main-thread|run-in-task\n"
+    FileHandle.standardError.write(usage.data(using: .utf8)!)
     exit(64)
 }
 

@@ -44,7 +44,14 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     ///     `mailboxCapacity` and treated as 1).
     ///   - overflow: What happens to a value placed while the mailbox is full.
     ///   - loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
-    @MainActor public init(capacity: Int, overflow: OverflowPolicy, loop: any Loop = MainLoop.main) {
+    ///   - name: A name for metrics: when the loop is instrumented, the values this mailbox drops are counted in
+    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
+    @MainActor public init(
+        capacity: Int,
+        overflow: OverflowPolicy,
+        loop: any Loop = MainLoop.main,
+        name: String? = nil
+    ) {
         if capacity < 1 {
             Diagnostics.report(
                 .mailboxCapacity,
@@ -53,7 +60,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         }
         self.capacity = max(capacity, 1)
         self.overflowPolicy = overflow
-        store = _MailboxStore(_Ring(capacity: self.capacity), loop: loop)
+        store = _MailboxStore(_Ring(capacity: self.capacity), loop: loop, name: name)
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``takeAll()`` (or ``take()``) in the observer.
@@ -112,6 +119,9 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
             return values
         }
     }
+
+    /// The name its drops are reported under (see ``init(capacity:overflow:loop:name:)``), if any. Thread-safe.
+    public var name: String? { store.name }
 
     /// What the mailbox did so far. Thread-safe.
     @inlinable

@@ -34,9 +34,12 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
-    /// - Parameter loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
-    @MainActor public init(loop: any Loop = MainLoop.main) {
-        store = _MailboxStore(Storage(), loop: loop)
+    /// - Parameters:
+    ///   - loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
+    ///   - name: A name for metrics: when the loop is instrumented, the values this mailbox drops are counted in
+    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
+    @MainActor public init(loop: any Loop = MainLoop.main, name: String? = nil) {
+        store = _MailboxStore(Storage(), loop: loop, name: name)
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``takeAll()`` in the observer.
@@ -74,6 +77,9 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
             return taken
         }
     }
+
+    /// The name its drops are reported under (see ``init(loop:name:)``), if any. Thread-safe.
+    public var name: String? { store.name }
 
     /// What the mailbox did so far. Thread-safe.
     @inlinable

@@ -24,9 +24,12 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
-    /// - Parameter loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
-    @MainActor public init(loop: any Loop = MainLoop.main) {
-        store = _MailboxStore(nil, loop: loop)
+    /// - Parameters:
+    ///   - loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
+    ///   - name: A name for metrics: when the loop is instrumented, the values this mailbox drops are counted in
+    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
+    @MainActor public init(loop: any Loop = MainLoop.main, name: String? = nil) {
+        store = _MailboxStore(nil, loop: loop, name: name)
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``take()`` in the observer.
@@ -57,6 +60,9 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
             return value
         }
     }
+
+    /// The name its drops are reported under (see ``init(loop:name:)``), if any. Thread-safe.
+    public var name: String? { store.name }
 
     /// What the mailbox did so far. Thread-safe.
     @inlinable

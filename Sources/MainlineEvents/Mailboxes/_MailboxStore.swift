@@ -17,9 +17,18 @@ final class _MailboxStore<Storage>: @unchecked Sendable {
     /// Triggered after every accepted value; it coalesces, so the loop wakes once per delivery at most.
     @usableFromInline let event: LazySimpleEvent
 
-    @MainActor init(_ storage: Storage, loop: any Loop) {
+    /// The mailbox's name for metrics, if it has one.
+    let name: String?
+
+    /// Creates the store. A named store reports its drops through `loop`'s instrumentation (read once per loop
+    /// iteration, only while the loop is instrumented); an unnamed one costs the loop nothing.
+    @MainActor init(_ storage: Storage, loop: any Loop, name: String?) {
         self.storage = storage
         self.event = LazySimpleEvent(loop: loop)
+        self.name = name
+        if let name, let loop = loop as? any _CoreOwningLoop {
+            loop.core.addDropSource(name: name) { [weak self] in self?.snapshot.dropped }
+        }
     }
 
     /// Runs `body` under the lock; triggers the event afterwards when `body` returns `true`.

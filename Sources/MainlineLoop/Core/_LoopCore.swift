@@ -26,8 +26,25 @@ package final class _LoopCore {
     // nonisolated(unsafe): written once by the loop that owns the core, in its initializer, before the core is
     // shared; read only on the main actor.
     package nonisolated(unsafe) var owner: UnsafeRawPointer?
+    /// The clock the loop's phases are measured with when instrumented: real time for `MainLoop`, virtual time for
+    /// `TestLoop`.
+    // nonisolated(unsafe): as `owner`.
+    package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
+
+    // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
+    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. Phases read it once each.
+    var instruments: _LoopInstruments?
+    /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments`, so that the post phase reads
+    /// one optional, once, to know whether to stamp each job.
+    var monitor: _StallMonitor?
+    /// Named mailboxes whose drops the instrumentation reports.
+    var dropSources: [_DropSource] = []
+    /// Whether a measured phase is running.
+    var isMeasuring = false
+    /// Hooks run during shutdown, in registration order (protected by the main actor).
+    private var shutdownHooks: [ShutdownRegistration] = []
 
     private let timers = _TimerQueue()
     private let settleQueue = _SettleQueue()
@@ -48,26 +65,61 @@ package final class _LoopCore {
     package func schedule(
         after delay: Duration,
         now: LoopInstant,
+        label: StaticString? = nil,
         _ body: @escaping @MainActor () -> Void
     )
         -> ScheduledTask
     {
-        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(body))
+        // A label rides in the body, as for posts: unlabelled timers (and the task object) stay as they were.
+        let labelled: @MainActor () -> Void
+        if let label {
+            labelled = { [unowned self] in
+                monitor?.relabel(label)
+                body()
+            }
+        } else {
+            labelled = body
+        }
+        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(labelled))
         return insert(task)
     }
 
     package func scheduleRepeating(
         every interval: Duration,
         now: LoopInstant,
+        label: StaticString? = nil,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(body))
+        let labelled: @MainActor (ScheduledTask) -> Void
+        if let label {
+            labelled = { [unowned self] task in
+                monitor?.relabel(label)
+                body(task)
+            }
+        } else {
+            labelled = body
+        }
+        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(labelled))
         return insert(task)
+    }
+
+    /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
+    ///
+    /// Thread-safe. Costs one closure allocation more than an unlabelled post; unlabelled posts pay nothing for labels.
+    package nonisolated func post(
+        label: StaticString,
+        _ body: @escaping @MainActor @Sendable () -> Void
+    ) -> _PostQueue.EnqueueResult {
+        posts.enqueue { [unowned self] in
+            monitor?.relabel(label)
+            body()
+        }
     }
 
     package func requestSettle(_ notification: SettleNotification) -> Bool {
         guard !isShutDown else { return false }
+        instruments?.triggers += 1
         let wasIdle = !settleQueue.hasPending
         guard settleQueue.request(notification) else { return false }
         if wasIdle { needsAttention?() }
@@ -82,6 +134,18 @@ package final class _LoopCore {
     {
         let registration = signals.add(signal, handler)
         if isShutDown { registration.cancel() }
+        return registration
+    }
+
+    /// Registers `body` to run during shutdown, after posted work and settle (see ``ShutdownRegistration``).
+    package func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration {
+        let registration = ShutdownRegistration(body)
+        if isShutDown {
+            registration.cancel()
+        } else {
+            shutdownHooks.removeAll { !$0.isActive }
+            shutdownHooks.append(registration)
+        }
         return registration
     }
 
@@ -102,6 +166,12 @@ package final class _LoopCore {
     /// The number of scheduled timers.
     package var scheduledTimerCount: Int { timers.count }
 
+    /// How many posts wait for a later post phase (takes the post queue's lock).
+    var postsWaitingCount: Int { (batch.count - batchIndex) + posts.incomingCount }
+
+    /// How many settle notifications have been delivered so far.
+    var settleDeliveries: Int { settleQueue.deliveries }
+
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
     package var hasImmediateWork: Bool { batchIndex < batch.count || settleQueue.hasPending }
@@ -120,13 +190,21 @@ package final class _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
-        _RunningLoop.with(owner) { fireDueTimers(now: now) }
+        guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
+        return measured(instruments) { fireDueTimers(now: now) }
     }
 
     private func fireDueTimers(now: LoopInstant) -> Int {
         let mark = timers.sequenceMark
+        // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
+        let instruments = self.instruments
+        let monitor = self.monitor
         var fired = 0
         while let task = timers.popDue(now: now, scheduledBefore: mark) {
+            if let instruments {
+                instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
+                monitor?.begin("timer")
+            }
             fire(task, now: now)
             fired += 1
         }
@@ -163,7 +241,10 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
-        _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) }
+        guard let instruments else { return _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) } }
+        let ran = measured(instruments) { runPosts(limit: budgets.postsPerIteration) }
+        instruments.postsRun += ran
+        return ran
     }
 
     private func runPosts(limit: Int) -> Int {
@@ -172,6 +253,8 @@ package final class _LoopCore {
             batchIndex = 0
             posts.takeAll(into: &batch)
         }
+        // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
+        let monitor = self.monitor
         var ran = 0
         while ran < limit && batchIndex < batch.count {
             // Release each closure as soon as it has run: releasing a large batch at once stalls the loop.
@@ -179,6 +262,7 @@ package final class _LoopCore {
             let job = batch[batchIndex].job!
             batch[batchIndex].job = nil
             batchIndex += 1
+            monitor?.begin("post")
             job()
             ran += 1
         }
@@ -188,16 +272,26 @@ package final class _LoopCore {
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+        guard let instruments else {
+            return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+        }
+        guard settleQueue.hasPending else { return 0 }
+        monitor?.begin("settle")
+        return measured(instruments) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
     }
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
-        _RunningLoop.with(owner) { signals.deliver(signal) }
+        guard let instruments else { return _RunningLoop.with(owner) { signals.deliver(signal) } }
+        monitor?.begin("signal")
+        instruments.ranOtherWork = true
+        measured(instruments) { signals.deliver(signal) }
     }
 
-    /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, then
-    /// cancels timers and signal handlers. Afterwards requests are refused. Returns how many posted jobs ran.
+    /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, runs the
+    /// shutdown hooks and settles what they triggered, then cancels timers and signal handlers and removes the
+    /// instrumentation (its last totals reported, its watchdog stopped). Afterwards requests are refused. Returns how
+    /// many posted jobs ran.
     @discardableResult
     package func shutDown() -> Int {
         _RunningLoop.with(owner) { finalShutDown() }
@@ -208,8 +302,11 @@ package final class _LoopCore {
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
         var ran = 0
         while case let count = runPosts(limit: .max), count > 0 { ran += count }
+        instruments?.postsRun += ran
+        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
+        runShutdownHooks()
         isShutDown = true
-        runSettle()
+        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         let discarded = settleQueue.removeAll()
         if discarded > 0 {
             Self.logger.warning(
@@ -219,6 +316,22 @@ package final class _LoopCore {
         }
         timers.cancelAll()
         signals.removeAll()
+        endIteration()
+        instruments?.watchdog?.stop()
+        instruments = nil
+        monitor = nil
+        dropSources = []
         return ran
+    }
+
+    private func runShutdownHooks() {
+        let hooks = shutdownHooks
+        shutdownHooks = []
+        for hook in hooks {
+            guard let body = hook.body else { continue }
+            hook.body = nil
+            monitor?.begin("shutdown hook")
+            body()
+        }
     }
 }

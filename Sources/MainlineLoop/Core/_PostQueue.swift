@@ -78,6 +78,9 @@ package final class _PostQueue: @unchecked Sendable {
     /// Whether ``close()`` was called.
     package var closed: Bool { lock.withLock { isClosed } }
 
+    /// How many jobs are waiting to be taken.
+    package var incomingCount: Int { lock.withLock { incoming.count } }
+
     /// Whether jobs are waiting to be taken.
     package var hasIncoming: Bool { lock.withLock { !incoming.isEmpty } }
 

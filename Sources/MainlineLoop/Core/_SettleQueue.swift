@@ -21,6 +21,9 @@ final class _SettleQueue {
     /// The lowest height that may hold an entry.
     private var lowestHeight = Int.max
 
+    /// How many notifications have been delivered so far (read by the loop's instrumentation).
+    private(set) var deliveries = 0
+
     /// Whether anything is queued (a withdrawn entry counts until the loop passes it).
     var hasPending: Bool { entryCount > 0 }
 
@@ -47,6 +50,7 @@ final class _SettleQueue {
     }
 
     /// Runs up to `rounds` rounds. Returns how many rounds ran.
+    @discardableResult
     func settle(rounds: Int) -> Int {
         var ran = 0
         while entryCount > 0 && ran < rounds {
@@ -85,6 +89,7 @@ final class _SettleQueue {
                 entryCount -= batch.count
                 for entry in batch where isLive(entry) {
                     entry.notification.isPending = false
+                    deliveries &+= 1
                     entry.notification.deliver()
                 }
             }

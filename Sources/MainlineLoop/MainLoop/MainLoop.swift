@@ -61,7 +61,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// The process's main loop.
     public static let main = MainLoop()
 
-    let core: _LoopCore
+    package let core: _LoopCore
     private let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
     @MainActor private var hasLeftIdle = false
@@ -70,6 +70,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     package init(budgets: LoopBudgets = .default) {
         core = _LoopCore(budgets: budgets)
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        core.clock = { MainLoop.clockNow() }
         // Written before `self` is shared; only ever called on the main actor.
         core.needsAttention = { [unowned self] in self.coreNeedsAttention() }
         core.signalWatchDidChange = { [unowned self] signal, watched in
@@ -288,7 +289,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     // MARK: Internals
 
     private func makeDriver() -> _UVDriver {
-        _UVDriver(core: core) { [unowned self] _ in
+        _UVDriver(core: core, instance: ObjectIdentifier(self)) { [unowned self] _ in
             let waiters = self.lifecycle.withLock { $0.driverFinished() }
             for waiter in waiters { waiter.resume() }
         }
@@ -310,7 +311,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     }
 
     @MainActor
-    private func attachIfIdle() {
+    func attachIfIdle() {
         guard !hasLeftIdle else { return }
         attachAsGuest()
         hasLeftIdle = true

@@ -33,6 +33,8 @@ final class _UVDriver: @unchecked Sendable {
     private var signalHandles: [LoopSignal: UnsafeMutablePointer<uv_signal_t>] = [:]
 
     let core: _LoopCore
+    /// The `MainLoop` this driver runs, for per-loop resource counts (`_UVResources.live(of:)`).
+    private let instance: ObjectIdentifier?
     /// Called on the main actor once every handle is closed and the libuv loop is closed and freed.
     private let onFinished: @MainActor (_UVDriver) -> Void
 
@@ -48,16 +50,17 @@ final class _UVDriver: @unchecked Sendable {
     /// What `uv_loop_close` returned (0 when every handle was closed), once the loop is closed.
     private(set) var loopCloseResult: Int32?
 
-    init(core: _LoopCore, onFinished: @escaping @MainActor (_UVDriver) -> Void) {
+    init(core: _LoopCore, instance: ObjectIdentifier?, onFinished: @escaping @MainActor (_UVDriver) -> Void) {
         self.core = core
+        self.instance = instance
         self.onFinished = onFinished
-        loop = _UVResources.allocateLoop()
+        loop = _UVResources.allocateLoop(instance: instance)
         Self.check(uv_loop_init(loop), "uv_loop_init")
-        async = _UVResources.allocateHandle(uv_async_t.self, type: UV_ASYNC)
-        timer = _UVResources.allocateHandle(uv_timer_t.self, type: UV_TIMER)
-        prepare = _UVResources.allocateHandle(uv_prepare_t.self, type: UV_PREPARE)
-        check = _UVResources.allocateHandle(uv_check_t.self, type: UV_CHECK)
-        idle = _UVResources.allocateHandle(uv_idle_t.self, type: UV_IDLE)
+        async = _UVResources.allocateHandle(uv_async_t.self, type: UV_ASYNC, instance: instance)
+        timer = _UVResources.allocateHandle(uv_timer_t.self, type: UV_TIMER, instance: instance)
+        prepare = _UVResources.allocateHandle(uv_prepare_t.self, type: UV_PREPARE, instance: instance)
+        check = _UVResources.allocateHandle(uv_check_t.self, type: UV_CHECK, instance: instance)
+        idle = _UVResources.allocateHandle(uv_idle_t.self, type: UV_IDLE, instance: instance)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         // The async handle is the loop's keep-alive: it stays referenced, so `uv_run` returns only after
@@ -158,6 +161,7 @@ final class _UVDriver: @unchecked Sendable {
     @MainActor
     fileprivate func prepareToWait() {
         guard !isShuttingDown else { return }
+        core.willWait()
         let immediate = core.hasImmediateWork
         if immediate != isIdleRunning {
             isIdleRunning = immediate
@@ -177,12 +181,13 @@ final class _UVDriver: @unchecked Sendable {
     fileprivate func afterPoll() {
         guard !isShuttingDown else { return }
         core.runSettle()
+        core.endIteration()
     }
 
     @MainActor
     fileprivate func mainQueueReadable() {
         if mainline_dispatch_acknowledge_main_queue_wakeup() {
-            mainline_dispatch_drain_main_queue()
+            core.runExternal("main queue") { mainline_dispatch_drain_main_queue() }
         }
     }
 
@@ -192,7 +197,7 @@ final class _UVDriver: @unchecked Sendable {
     @MainActor
     func startDrainingMainQueue() {
         guard mainQueuePoll == nil, !isShuttingDown else { return }
-        let poll = _UVResources.allocateHandle(uv_poll_t.self, type: UV_POLL)
+        let poll = _UVResources.allocateHandle(uv_poll_t.self, type: UV_POLL, instance: instance)
         Self.check(uv_poll_init(loop, poll, mainline_dispatch_main_queue_fd()), "uv_poll_init")
         poll.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         Self.check(uv_poll_start(poll, Int32(UV_READABLE.rawValue), _mainlineMainQueueReadable), "uv_poll_start")
@@ -206,7 +211,7 @@ final class _UVDriver: @unchecked Sendable {
     func setSignal(_ signal: LoopSignal, watched: Bool) {
         if watched {
             guard signalHandles[signal] == nil, !isShuttingDown else { return }
-            let handle = _UVResources.allocateHandle(uv_signal_t.self, type: UV_SIGNAL)
+            let handle = _UVResources.allocateHandle(uv_signal_t.self, type: UV_SIGNAL, instance: instance)
             Self.check(uv_signal_init(loop, handle), "uv_signal_init")
             handle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
             Self.check(uv_signal_start(handle, _mainlineSignalArrived, signal.rawValue), "uv_signal_start")
@@ -285,7 +290,7 @@ final class _UVDriver: @unchecked Sendable {
         let result = uv_loop_close(loop)
         loopCloseResult = result
         if result == 0 {
-            _UVResources.deallocateLoop(loop)
+            _UVResources.deallocateLoop(loop, instance: instance)
         } else {
             // libuv still points into the loop from a handle that is open: freeing it would be a use-after-free.
             // Leak it instead, and say so loudly (debug builds stop here).

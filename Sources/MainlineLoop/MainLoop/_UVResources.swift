@@ -7,13 +7,18 @@ import CLibUV
 /// Every `uv_*_t` is allocated here on the heap and freed only in its `uv_close` callback, never as a Swift
 /// stored property (libuv keeps pointers to handles until they are closed).
 ///
-/// Counts are kept per ``Owner`` as well as in total, so that a test of one kind of loop can prove it leaks
-/// nothing while tests of the other kind run in parallel.
+/// Counts are kept per ``Owner`` and, for main loops, per loop instance, so that a test can prove that the loop it
+/// made leaks nothing while tests of other loops (main loops included) run in parallel.
 package enum _UVResources {
     /// Loops and handles currently allocated by Mainline.
     package struct Counts: Equatable, Sendable, CustomStringConvertible {
         package var loops = 0
         package var handles = 0
+
+        package init(loops: Int = 0, handles: Int = 0) {
+            self.loops = loops
+            self.handles = handles
+        }
 
         package var description: String { "\(loops) loops, \(handles) handles" }
 
@@ -33,10 +38,21 @@ package enum _UVResources {
     private struct Ledger {
         var mainLoop = Counts()
         var eventLoop = Counts()
+        /// Counts per loop instance (only for allocations that named one); entries at zero are removed.
+        var byInstance: [ObjectIdentifier: Counts] = [:]
+        /// The instance each live handle was allocated for, so that its close callback can find it.
+        var instanceOfHandle: [UnsafeMutableRawPointer: ObjectIdentifier] = [:]
 
         subscript(owner: Owner) -> Counts {
             get { owner == .mainLoop ? mainLoop : eventLoop }
             set { if owner == .mainLoop { mainLoop = newValue } else { eventLoop = newValue } }
+        }
+
+        mutating func update(_ instance: ObjectIdentifier?, _ change: (inout Counts) -> Void) {
+            guard let instance else { return }
+            var counts = byInstance[instance] ?? Counts()
+            change(&counts)
+            byInstance[instance] = counts == Counts() ? nil : counts
         }
     }
 
@@ -48,30 +64,61 @@ package enum _UVResources {
     /// How many libuv loops and handles `owner` has allocated right now.
     package static func live(_ owner: Owner) -> Counts { ledger.withLock { $0[owner] } }
 
-    static func allocateLoop(for owner: Owner = .mainLoop) -> UnsafeMutablePointer<uv_loop_t> {
-        ledger.withLock { $0[owner].loops += 1 }
+    /// How many libuv loops and handles are allocated right now for `instance` (a `MainLoop`).
+    ///
+    /// Unlike ``live(_:)``, other loops of the same kind never change it: tests that check one loop for leaks can
+    /// run in parallel with anything.
+    package static func live(of instance: AnyObject) -> Counts {
+        ledger.withLock { $0.byInstance[ObjectIdentifier(instance)] ?? Counts() }
+    }
+
+    static func allocateLoop(
+        for owner: Owner = .mainLoop,
+        instance: ObjectIdentifier? = nil
+    ) -> UnsafeMutablePointer<uv_loop_t> {
+        ledger.withLock {
+            $0[owner].loops += 1
+            $0.update(instance) { $0.loops += 1 }
+        }
         return .allocate(capacity: 1)
     }
 
-    static func deallocateLoop(_ loop: UnsafeMutablePointer<uv_loop_t>, for owner: Owner = .mainLoop) {
+    static func deallocateLoop(
+        _ loop: UnsafeMutablePointer<uv_loop_t>,
+        for owner: Owner = .mainLoop,
+        instance: ObjectIdentifier? = nil
+    ) {
         loop.deallocate()
-        ledger.withLock { $0[owner].loops -= 1 }
+        ledger.withLock {
+            $0[owner].loops -= 1
+            $0.update(instance) { $0.loops -= 1 }
+        }
     }
 
     /// Allocates an uninitialized handle of `type` (sized by libuv, so it matches the installed headers).
+    ///
+    /// - Parameters:
+    ///   - owner: Which kind of loop the handle belongs to.
+    ///   - instance: The loop instance to count it for as well (see ``live(of:)``), if any.
     static func allocateHandle<Handle>(
         _: Handle.Type,
         type: uv_handle_type,
-        for owner: Owner = .mainLoop
+        for owner: Owner = .mainLoop,
+        instance: ObjectIdentifier? = nil
     ) -> UnsafeMutablePointer<Handle> {
         precondition(uv_handle_size(type) <= MemoryLayout<Handle>.size, "libuv handle size mismatch")
-        ledger.withLock { $0[owner].handles += 1 }
-        return .allocate(capacity: 1)
+        let handle = UnsafeMutablePointer<Handle>.allocate(capacity: 1)
+        ledger.withLock {
+            $0[owner].handles += 1
+            $0.update(instance) { $0.handles += 1 }
+            if let instance { $0.instanceOfHandle[UnsafeMutableRawPointer(handle)] = instance }
+        }
+        return handle
     }
 
     /// Closes `handle` and frees it in its close callback. Does nothing when it is already closing.
     ///
-    /// - Parameter owner: Who allocated the handle (as passed to ``allocateHandle(_:type:for:)``).
+    /// - Parameter owner: Who allocated the handle (as passed to ``allocateHandle(_:type:for:instance:)``).
     static func close<Handle>(_ handle: UnsafeMutablePointer<Handle>, for owner: Owner = .mainLoop) {
         let generic = mainline_uv_handle(handle)
         guard uv_is_closing(generic) == 0 else { return }
@@ -81,8 +128,12 @@ package enum _UVResources {
         }
     }
 
-    fileprivate static func didFreeHandle(of owner: Owner) {
-        ledger.withLock { $0[owner].handles -= 1 }
+    fileprivate static func didFreeHandle(_ handle: UnsafeMutableRawPointer, of owner: Owner) {
+        ledger.withLock {
+            $0[owner].handles -= 1
+            let instance = $0.instanceOfHandle.removeValue(forKey: handle)
+            $0.update(instance) { $0.handles -= 1 }
+        }
     }
 }
 
@@ -91,12 +142,15 @@ package enum _UVResources {
 
 private func _mainlineFreeClosedHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
     guard let handle else { return }
-    UnsafeMutableRawPointer(handle).deallocate()
-    _UVResources.didFreeHandle(of: .mainLoop)
+    let raw = UnsafeMutableRawPointer(handle)
+    // Forget the address before freeing it: once freed, the allocator may hand it out again.
+    _UVResources.didFreeHandle(raw, of: .mainLoop)
+    raw.deallocate()
 }
 
 private func _mainlineFreeClosedEventLoopHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
     guard let handle else { return }
-    UnsafeMutableRawPointer(handle).deallocate()
-    _UVResources.didFreeHandle(of: .eventLoop)
+    let raw = UnsafeMutableRawPointer(handle)
+    _UVResources.didFreeHandle(raw, of: .eventLoop)
+    raw.deallocate()
 }

@@ -39,6 +39,12 @@ struct OwnerModeTests {
         #expect(result["handled"] == "SIGINT")
     }
 
+    @Test func sigtermDrainsPostedWorkAndSettleThenRunsShutdownHooksThenStops() async throws {
+        let result = try await OwnerModeProbe.run("sigterm-drain")
+        expectCleanStop(result)
+        #expect(result["drainLog"] == "settled;hook after 100 posts, post refused: true")
+    }
+
     @Test func runOffTheMainThreadTrapsAndSaysToAttachAsGuest() async throws {
         let result = try await OwnerModeProbe.run("run-off-main-thread")
         #expect(result.exitStatus != 0)

@@ -1,0 +1,65 @@
+/// Instrumentation of the core: metrics per iteration, the watchdog's stamps, named mailboxes' drops.
+///
+/// Must be used on the main actor, like the core. See `LoopInstrumentation` for what is reported.
+extension _LoopCore {
+    /// Installs `instrumentation` (replacing any before it, and stopping its watchdog), or with `nil` removes it.
+    /// Ignored once the core has shut down.
+    package func instrument(_ instrumentation: LoopInstrumentation?) {
+        guard !isShutDown else { return }
+        instruments?.watchdog?.stop()
+        instruments = instrumentation.map { _LoopInstruments($0, deliveriesSoFar: settleDeliveries) }
+        monitor = instruments?.watchdog?.monitor
+    }
+
+    /// Whether instrumentation is installed.
+    package var isInstrumented: Bool { instruments != nil }
+
+    /// Reports the drops of a named mailbox through the instrumentation, now or once one is installed.
+    ///
+    /// - Parameters:
+    ///   - name: The mailbox's name, the `mailbox` dimension of `mainline_mailbox_drops`.
+    ///   - dropped: Reads the mailbox's drop count so far; returns `nil` once the mailbox is gone.
+    package func addDropSource(name: String, dropped: @escaping @Sendable () -> Int?) {
+        guard !isShutDown else { return }
+        dropSources.append(_DropSource(name: name, dropped: dropped))
+    }
+
+    /// Runs work of the driver's own (draining the main dispatch queue in owner mode) as part of the iteration:
+    /// measured and stamped like the core's phases.
+    package func runExternal(_ label: StaticString, _ body: () -> Void) {
+        guard let instruments else { return body() }
+        monitor?.begin(label)
+        instruments.ranOtherWork = true
+        measured(instruments, body)
+    }
+
+    /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
+    @inline(__always)
+    package func willWait() {
+        monitor?.idle()
+    }
+
+    /// The iteration is over (its settle phase ran): hands its totals to the metrics and tells the watchdog the loop
+    /// is idle.
+    package func endIteration() {
+        monitor?.idle()
+        guard let instruments else { return }
+        instruments.endIteration(
+            queueDepth: { postsWaitingCount },
+            deliveries: settleDeliveries,
+            dropSources: &dropSources
+        )
+    }
+
+    /// Runs a phase, adding its duration to the iteration's busy time (once: a phase inside a phase, such as a
+    /// `TestLoop` signal delivered by a post, is already being measured).
+    func measured<R>(_ instruments: _LoopInstruments, _ body: () -> R) -> R {
+        guard !isMeasuring, let clock else { return _RunningLoop.with(owner, body) }
+        isMeasuring = true
+        defer { isMeasuring = false }
+        let start = clock()
+        let result = _RunningLoop.with(owner, body)
+        instruments.busy += (clock() - start).mainlineNanoseconds
+        return result
+    }
+}

@@ -1,0 +1,85 @@
+/// The stall watchdog's settings: how long one callback or one iteration may hold the loop before it is reported.
+///
+/// `LoopWatchdog` is a value type; all operations on it are thread-safe. Install it as part of a
+/// ``LoopInstrumentation``.
+///
+/// The watchdog is a thread of its own that looks at the loop in real time. While a watchdog is installed, the loop
+/// stamps the start of every callback (a post, a timer, the settle phase, a signal handler, a shutdown hook, a
+/// main-queue drain in owner mode) with its label. When one callback — or one iteration made of many callbacks —
+/// has held the loop for ``threshold``, the watchdog reports it **once**: a `warning` on the instrumentation's
+/// logger naming the label and how long, one increment of `mainline_loop_stalls` (dimension `label`), and a call to
+/// ``onStall``. The loop itself is not interrupted: the report is how a service learns that something blocks it.
+///
+/// Labels come from ``Loop/post(label:_:)``, ``Loop/schedule(after:label:_:)`` and
+/// ``Loop/scheduleRepeating(every:label:_:)``; unlabelled work reports `post`, `timer`, `settle`, `signal`,
+/// `shutdown hook` or `main queue`.
+///
+/// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported ``LoopStall/duration``
+///   is how long the work had held the loop at that moment.
+public struct LoopWatchdog: Sendable {
+    /// How long one callback or iteration may hold the loop before it counts as a stall.
+    public var threshold: Duration
+    /// Called on the watchdog's thread with every stall it reports, after logging and counting it.
+    public var onStall: (@Sendable (LoopStall) -> Void)?
+    /// Called on the watchdog's thread after every check (for the package's tests).
+    package var onCheck: (@Sendable () -> Void)?
+
+    /// Creates watchdog settings.
+    ///
+    /// - Parameters:
+    ///   - threshold: How long one callback or iteration may hold the loop; at least one millisecond (shorter
+    ///     thresholds are treated as one millisecond).
+    ///   - onStall: Called on the watchdog's thread with every stall reported (for example, to dump state).
+    public init(threshold: Duration = .milliseconds(250), onStall: (@Sendable (LoopStall) -> Void)? = nil) {
+        self.threshold = max(threshold, .milliseconds(1))
+        self.onStall = onStall
+    }
+}
+
+/// One stall the ``LoopWatchdog`` reported.
+///
+/// `LoopStall` is a value type; all operations on it are thread-safe.
+public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
+    /// What held the loop too long.
+    public enum Kind: Sendable, Hashable {
+        /// One callback (a post, a timer, the settle phase, …) ran past the threshold.
+        case callback
+        /// One iteration ran past the threshold, though none of its callbacks did alone.
+        case iteration
+    }
+
+    /// The label of the callback running when the stall was detected (`post`, `timer`, or a label given to
+    /// ``Loop/post(label:_:)`` and the scheduling calls).
+    public var label: String
+    /// Whether one callback or one iteration stalled.
+    public var kind: Kind
+    /// How long the callback (or iteration) had held the loop when the watchdog reported it.
+    public var duration: Duration
+
+    /// Creates a stall report.
+    ///
+    /// - Parameters:
+    ///   - label: The label of the running callback.
+    ///   - kind: Whether one callback or one iteration stalled.
+    ///   - duration: How long it had held the loop.
+    public init(label: String, kind: Kind, duration: Duration) {
+        self.label = label
+        self.kind = kind
+        self.duration = duration
+    }
+
+    /// `callback 'fetch' held the loop for 312 ms`.
+    public var description: String {
+        let milliseconds = Double(duration.mainlineNanoseconds) / 1e6
+        let what = kind == .callback ? "callback" : "iteration (running '\(label)')"
+        let name = kind == .callback ? "\(what) '\(label)'" : what
+        return "\(name) held the loop for \(milliseconds.formatted2) ms"
+    }
+}
+
+extension Double {
+    fileprivate var formatted2: String {
+        let rounded = (self * 10).rounded() / 10
+        return "\(rounded)"
+    }
+}

@@ -1,0 +1,127 @@
+import CoreMetrics
+
+/// The metrics of one instrumented loop and the counts of the iteration in progress.
+///
+/// Must be used on the main actor (protected by the loop). The loop adds to the plain counters below as it runs
+/// and calls ``endIteration(queueDepth:deliveries:dropSources:)`` once per iteration, which hands the totals to
+/// swift-metrics: one call per metric per iteration that did work, however many posts or timers it ran.
+@MainActor
+final class _LoopInstruments {
+    let instrumentation: LoopInstrumentation
+    /// The watchdog thread, when one was asked for.
+    let watchdog: _StallWatchdog?
+
+    private let timerLag: CoreMetrics.Timer
+    private let iterationDuration: CoreMetrics.Timer
+    private let postQueueDepth: Meter
+    private let posts: Counter
+    private let timersFired: Counter
+    private let settleTriggers: Counter
+    private let settleDeliveries: Counter
+    private var mailboxDrops: [String: Counter] = [:]
+
+    // The iteration in progress.
+    /// Nanoseconds spent in the loop's phases.
+    var busy: Int64 = 0
+    var postsRun = 0
+    var timerFirings = 0
+    /// The lateness of the latest timer fired, in nanoseconds.
+    var maxTimerLag: Int64 = 0
+    var triggers = 0
+    /// Set by phases that ran work the counters above do not show (signal handlers, main-queue drains).
+    var ranOtherWork = false
+    /// The settle queue's delivery count when it was last reported.
+    private var deliveriesReported: Int
+
+    init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int) {
+        self.instrumentation = instrumentation
+        let factory = instrumentation.metricsFactory
+        let dimensions = instrumentation.dimensions
+        timerLag = CoreMetrics.Timer(label: LoopMetricName.timerLag, dimensions: dimensions, factory: factory)
+        iterationDuration = CoreMetrics.Timer(
+            label: LoopMetricName.iterationDuration,
+            dimensions: dimensions,
+            factory: factory
+        )
+        postQueueDepth = Meter(label: LoopMetricName.postQueueDepth, dimensions: dimensions, factory: factory)
+        posts = Counter(label: LoopMetricName.posts, dimensions: dimensions, factory: factory)
+        timersFired = Counter(label: LoopMetricName.timersFired, dimensions: dimensions, factory: factory)
+        settleTriggers = Counter(label: LoopMetricName.settleTriggers, dimensions: dimensions, factory: factory)
+        settleDeliveries = Counter(label: LoopMetricName.settleDeliveries, dimensions: dimensions, factory: factory)
+        deliveriesReported = deliveriesSoFar
+        watchdog = instrumentation.watchdog.map { _StallWatchdog(settings: $0, instrumentation: instrumentation) }
+    }
+
+    /// A timer due at `deadline` fires at `now`.
+    @inline(__always)
+    func timerFired(lateBy lag: Int64) {
+        timerFirings += 1
+        if lag > maxTimerLag { maxTimerLag = lag }
+    }
+
+    /// Hands the iteration's totals to swift-metrics, if it did any work, and starts the next one.
+    ///
+    /// - Parameters:
+    ///   - queueDepth: Reads how many posts wait for a later iteration (read only when reporting).
+    ///   - deliveries: The settle queue's delivery count so far.
+    ///   - dropSources: The named mailboxes; each reports what it dropped since it was last read.
+    func endIteration(queueDepth: () -> Int, deliveries: Int, dropSources: inout [_DropSource]) {
+        let delivered = deliveries - deliveriesReported
+        let didWork = postsRun > 0 || timerFirings > 0 || delivered > 0 || triggers > 0 || busy > 0 || ranOtherWork
+        guard didWork else { return }
+        deliveriesReported = deliveries
+        if postsRun > 0 { posts.increment(by: Int64(postsRun)) }
+        if timerFirings > 0 {
+            timersFired.increment(by: Int64(timerFirings))
+            timerLag.recordNanoseconds(maxTimerLag)
+        }
+        if triggers > 0 { settleTriggers.increment(by: Int64(triggers)) }
+        if delivered > 0 { settleDeliveries.increment(by: Int64(delivered)) }
+        iterationDuration.recordNanoseconds(busy)
+        postQueueDepth.set(queueDepth())
+        reportDrops(&dropSources)
+        busy = 0
+        postsRun = 0
+        timerFirings = 0
+        maxTimerLag = 0
+        triggers = 0
+        ranOtherWork = false
+    }
+
+    private func reportDrops(_ sources: inout [_DropSource]) {
+        var index = 0
+        while index < sources.count {
+            guard let dropped = sources[index].dropped() else {
+                sources.remove(at: index)  // the mailbox is gone
+                continue
+            }
+            let new = dropped - sources[index].reported
+            if new > 0 {
+                sources[index].reported = dropped
+                counter(forMailbox: sources[index].name).increment(by: Int64(new))
+            }
+            index += 1
+        }
+    }
+
+    private func counter(forMailbox name: String) -> Counter {
+        if let counter = mailboxDrops[name] { return counter }
+        let counter = Counter(
+            label: LoopMetricName.mailboxDrops,
+            dimensions: [("mailbox", name)] + instrumentation.dimensions,
+            factory: instrumentation.metricsFactory
+        )
+        mailboxDrops[name] = counter
+        return counter
+    }
+}
+
+/// A named mailbox whose drops the loop reports: how to read its drop count, and what was reported so far.
+///
+/// Must be used on the main actor (the loop's core holds the list).
+struct _DropSource {
+    let name: String
+    /// The mailbox's drop count so far, or `nil` once the mailbox is gone.
+    let dropped: @Sendable () -> Int?
+    var reported = 0
+}
