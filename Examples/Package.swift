@@ -39,6 +39,7 @@ let package = Package(
             name: "pubsub-server",
             dependencies: [
                 .product(name: "Mainline", package: "Mainline"),
+                .product(name: "MainlineServiceLifecycle", package: "Mainline"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -18,7 +18,7 @@ final class ClientChannelHandler: ChannelInboundHandler, Sendable {
     func channelActive(context: ChannelHandlerContext) {
         let channel = context.channel
         let broker = self.broker
-        MainLoop.main.post { broker.connected(channel) }
+        MainLoop.main.post(label: "pubsub: client connected") { broker.connected(channel) }
         context.fireChannelActive()
     }
 
@@ -34,16 +34,16 @@ final class ClientChannelHandler: ChannelInboundHandler, Sendable {
             } catch {
                 parsed = .failure(error)
             }
-            MainLoop.main.post { broker.received(parsed, from: id) }
+            MainLoop.main.post(label: "pubsub: command") { broker.received(parsed, from: id) }
         case .tooLong:
-            MainLoop.main.post { broker.lineTooLong(from: id) }
+            MainLoop.main.post(label: "pubsub: line too long") { broker.lineTooLong(from: id) }
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         let id = ObjectIdentifier(context.channel)
         let broker = self.broker
-        MainLoop.main.post { broker.disconnected(id) }
+        MainLoop.main.post(label: "pubsub: client disconnected") { broker.disconnected(id) }
         context.fireChannelInactive()
     }
 

@@ -11,6 +11,7 @@
 import Foundation
 import Logging
 import Mainline
+import MainlineServiceLifecycle
 import ServiceLifecycle
 
 let usage = """
@@ -44,7 +45,11 @@ let server = PubSubServer(port: port, flushDeadline: flushDeadline, broker: brok
 // The loop service first: the group stops services in reverse order, so the server drains before the loop stops.
 let group = ServiceGroup(
     configuration: .init(
-        services: [.init(service: MainLoopService()), .init(service: server)],
+        services: [
+            // The watchdog logs any callback that holds the loop for more than 250 ms, naming it by its post label.
+            .init(service: MainLoopService(logger: logger, stallThreshold: .milliseconds(250))),
+            .init(service: server),
+        ],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     )
