@@ -71,9 +71,16 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     /// Standard output read by ``nextOutputLine()`` past the line it returned; `finish()` starts with it.
     private let unreturnedOutput = _Locked<[UInt8]>([])
 
-    /// Starts `executable` (a path; or a name looked up on `PATH` when `searchPath` is `true`) with `arguments`.
+    /// Starts `executable` with `arguments`. Standard input is `/dev/null`.
     ///
-    /// - Parameter environment: the child's environment; `nil` passes the test process's own.
+    /// - Parameters:
+    ///   - executable: A path; or, when `searchPath` is `true`, a name looked up on `PATH`.
+    ///   - arguments: The arguments after the program's name.
+    ///   - environment: The child's environment; `nil` passes the test process's own.
+    ///   - searchPath: Whether to look `executable` up on `PATH` (`posix_spawnp`).
+    ///   - standardOutput: What becomes of the child's standard output.
+    ///   - standardError: What becomes of the child's standard error.
+    /// - Throws: ``SpawnError`` naming the executable and the error, when the child cannot be started.
     public init(
         _ executable: String,
         _ arguments: [String] = [],
@@ -115,11 +122,24 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
         let envp = environmentStrings.map { strdup($0) } + [nil]
         defer { envp.forEach { free($0) } }
 
+        // A clean signal state: the spawning thread may be a dispatch worker, which blocks most signals, and a child
+        // inherits its mask — a blocked SIGTERM would never end it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var pid: pid_t = 0
         let code =
             searchPath
-            ? posix_spawnp(&pid, executable, &actions, nil, argv, envp)
-            : posix_spawn(&pid, executable, &actions, nil, argv, envp)
+            ? posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
+            : posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         childEnds.forEach { close($0) }
         guard code == 0 else {
             parentEnds.compactMap { $0 }.forEach { close($0) }
@@ -187,6 +207,16 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     }
 
     /// Starts a child, collects what it prints and waits for it to exit.
+    ///
+    /// - Parameters:
+    ///   - executable: A path; or, when `searchPath` is `true`, a name looked up on `PATH`.
+    ///   - arguments: The arguments after the program's name.
+    ///   - environment: The child's environment; `nil` passes the test process's own.
+    ///   - searchPath: Whether to look `executable` up on `PATH`.
+    ///   - standardOutput: What becomes of the child's standard output; captured by default.
+    ///   - standardError: What becomes of the child's standard error; captured by default.
+    /// - Returns: How it ended and what it printed.
+    /// - Throws: ``SpawnError`` when the child cannot be started.
     public static func run(
         _ executable: String,
         _ arguments: [String] = [],
