@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        // The no-op metrics handler, for the instrumentation group.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         .executableTarget(
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 // `DispatchQueue` as an OpenCombine scheduler, for the subject peer's `receive(on:)`.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],

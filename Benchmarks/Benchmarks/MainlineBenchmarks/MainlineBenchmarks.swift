@@ -122,4 +122,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 8–10. MainlineObservables: subject posts, round trips and fan-out (ObservableBenchmarks.swift).
     registerObservableBenchmarks()
+
+    // 11. What instrumentation (metrics, the stall watchdog) costs a post (InstrumentationBenchmarks.swift).
+    registerInstrumentationBenchmarks()
 }
