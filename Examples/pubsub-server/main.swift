@@ -20,11 +20,17 @@ let usage = """
       --flush-deadline-ms N  at shutdown, how long clients get to take what is queued (default 2000)
     """
 
-func option(_ name: String, default value: Int) -> Int {
+/// The value of `--name N`, which must be a whole number in `range`; `value` when the flag is absent. Anything else
+/// ends the program with status 2 and a message naming the flag.
+func option(_ name: String, in range: ClosedRange<Int>, default value: Int) -> Int {
     let arguments = CommandLine.arguments
     guard let index = arguments.firstIndex(of: name) else { return value }
-    guard let text = arguments.dropFirst(index + 1).first, let number = Int(text), number >= 0 else {
-        FileHandle.standardError.write(Data("pubsub-server: \(name) needs a number\n\(usage)\n".utf8))
+    guard let text = arguments.dropFirst(index + 1).first, let number = Int(text), range.contains(number) else {
+        FileHandle.standardError.write(
+            Data(
+                "pubsub-server: \(name) needs a number from \(range.lowerBound) to \(range.upperBound)\n\(usage)\n".utf8
+            )
+        )
         exit(2)
     }
     return number
@@ -34,8 +40,8 @@ if CommandLine.arguments.contains("--help") {
     print(usage)
     exit(0)
 }
-let port = option("--port", default: 7420)
-let flushDeadline = Duration.milliseconds(option("--flush-deadline-ms", default: 2_000))
+let port = option("--port", in: 0...65_535, default: 7420)
+let flushDeadline = Duration.milliseconds(option("--flush-deadline-ms", in: 0...600_000, default: 2_000))
 
 var logger = Logger(label: "pubsub-server")
 logger.logLevel = .notice

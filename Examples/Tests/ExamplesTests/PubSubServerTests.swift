@@ -202,4 +202,22 @@ struct PubSubServerTests {
             #expect(closed)
         }
     }
+
+    @Test(arguments: [["--port", "70000"], ["--port", "seven"], ["--flush-deadline-ms"]])
+    func aBadFlagExitsWithStatus2NamingIt(arguments: [String]) async throws {
+        let result = try await ChildProcess.run(ChildProcess.builtProduct("pubsub-server"), arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("pubsub-server: \(arguments[0]) needs a number from 0 to"))
+    }
+
+    @Test func aPortInUseIsAnErrorNamingTheCause() async throws {
+        let server = try Server()
+        let second = try await ChildProcess.run(
+            ChildProcess.builtProduct("pubsub-server"),
+            ["--port", "\(server.port)"]
+        )
+        #expect(second.status == 1)
+        #expect(second.standardError.contains("Address already in use"))
+        #expect(await server.terminate().status == 0)
+    }
 }
