@@ -93,7 +93,7 @@ open class DataSource<Item> {
     /// - Parameter changes: What changed, in order.
     public final func record(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
-        if !observers.isEmpty {
+        if observers.contains(where: { !$0.isDisposed.withLock { $0 } }) {
             pending.append(contentsOf: changes)
             delivery.schedule()
         }
@@ -114,7 +114,13 @@ open class DataSource<Item> {
     public final func observeChanges(_ observer: @escaping @MainActor (ChangeSet) -> Void) -> Disposable {
         let entry = _ChangeObserver(start: pending.history.count, block: observer)
         observers.append(entry)
-        return Disposable { entry.isDisposed.withLock { $0 = true } }
+        let loop = self.loop
+        return Disposable { [weak self] in
+            entry.isDisposed.withLock { $0 = true }
+            // Let go of the observer (and whatever its block holds, often this source) on the loop, now rather
+            // than at a next delivery that may never come.
+            _ = loop.post { self?.observers.removeAll { $0 === entry } }
+        }
     }
 
     /// Whether changes are waiting for the next settle phase.
@@ -177,7 +183,6 @@ open class DataSource<Item> {
     private func deliver() {
         let batch = pending
         pending = ChangeSet()
-        observers.removeAll { $0.isDisposed.withLock { $0 } }
         guard !batch.isEmpty else { return }
         for observer in observers where !observer.isDisposed.withLock({ $0 }) {
             let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))

@@ -59,6 +59,21 @@ struct MutableArrayDataSourceTests {
         #expect(calls == 0)
     }
 
+    @Test func aDisposedObservationLetsGoOfItsObserverWithoutWaitingForAChange() {
+        final class Host {}
+        let loop = TestLoop()
+        let source = MutableArrayDataSource(model: ArrayModel(["a"]), loop: loop) { element, _ in element }
+        var host: Host? = Host()
+        weak let weakHost = host
+        let observation = source.observeChanges { [host] _ in _ = host }
+        host = nil
+        #expect(weakHost != nil, "the observation holds what its block captured")
+        observation.dispose()
+        loop.runUntilIdle()
+        #expect(weakHost == nil, "disposed: released on the loop, though nothing changed")
+        #expect(!source.hasPendingChanges)
+    }
+
     @Test func anIndexOutsideTheModelIsReportedAndChangesNothing() {
         let loop = TestLoop()
         let model = ArrayModel(["a"])
