@@ -44,9 +44,6 @@ final class ClientConnection {
         manager?.hostDidAppear()
     }
 
-    /// Whether the client is taking bytes (its view model is resumed).
-    var isTakingBytes: Bool { manager?.isHostVisible ?? false }
-
     /// Sends what is queued, then closes: for `QUIT`, and for every client at shutdown. Stops reading the client.
     func close() {
         guard !closeWhenFlushed, !isClosed else { return }

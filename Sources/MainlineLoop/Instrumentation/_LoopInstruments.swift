@@ -18,7 +18,7 @@ final class _LoopInstruments {
     private let timersFired: Counter
     private let settleTriggers: Counter
     private let settleDeliveries: Counter
-    private var mailboxDrops: [String: Counter] = [:]
+    private var mailboxDrops: _CountersByDimension
 
     // The iteration in progress.
     /// Nanoseconds spent in the loop's phases.
@@ -35,6 +35,11 @@ final class _LoopInstruments {
 
     init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int) {
         self.instrumentation = instrumentation
+        mailboxDrops = _CountersByDimension(
+            label: LoopMetricName.mailboxDrops,
+            dimension: "mailbox",
+            instrumentation: instrumentation
+        )
         let factory = instrumentation.metricsFactory
         let dimensions = instrumentation.dimensions
         timerLag = CoreMetrics.Timer(label: LoopMetricName.timerLag, dimensions: dimensions, factory: factory)
@@ -98,22 +103,12 @@ final class _LoopInstruments {
             let new = dropped - sources[index].reported
             if new > 0 {
                 sources[index].reported = dropped
-                counter(forMailbox: sources[index].name).increment(by: Int64(new))
+                mailboxDrops.counter(for: sources[index].name).increment(by: Int64(new))
             }
             index += 1
         }
     }
 
-    private func counter(forMailbox name: String) -> Counter {
-        if let counter = mailboxDrops[name] { return counter }
-        let counter = Counter(
-            label: LoopMetricName.mailboxDrops,
-            dimensions: [("mailbox", name)] + instrumentation.dimensions,
-            factory: instrumentation.metricsFactory
-        )
-        mailboxDrops[name] = counter
-        return counter
-    }
 }
 
 /// A named mailbox whose drops the loop reports: how to read its drop count, and what was reported so far.

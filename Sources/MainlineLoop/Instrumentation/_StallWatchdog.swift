@@ -104,13 +104,18 @@ final class _StallWatchdog: Sendable {
         /// The last callback and span generations reported, so that each stall is reported once.
         var reportedCallback: UInt64 = 0
         var reportedSpan: UInt64 = 0
-        var counters: [String: Counter] = [:]
+        var stalls: _CountersByDimension
 
         init(monitor: _StallMonitor, settings: LoopWatchdog, instrumentation: LoopInstrumentation) {
             self.monitor = monitor
             self.threshold = UInt64(settings.threshold.mainlineNanoseconds)
             self.settings = settings
             self.instrumentation = instrumentation
+            self.stalls = _CountersByDimension(
+                label: LoopMetricName.stalls,
+                dimension: "label",
+                instrumentation: instrumentation
+            )
         }
 
         func check() {
@@ -139,19 +144,8 @@ final class _StallWatchdog: Sendable {
                     "threshold_ms": "\(threshold / 1_000_000)",
                 ]
             )
-            counter(for: stall.label).increment()
+            stalls.counter(for: stall.label).increment()
             settings.onStall?(stall)
-        }
-
-        private func counter(for label: String) -> Counter {
-            if let counter = counters[label] { return counter }
-            let counter = Counter(
-                label: LoopMetricName.stalls,
-                dimensions: [("label", label)] + instrumentation.dimensions,
-                factory: instrumentation.metricsFactory
-            )
-            counters[label] = counter
-            return counter
         }
     }
 }
