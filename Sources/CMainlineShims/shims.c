@@ -1,6 +1,11 @@
 #define _GNU_SOURCE
 #include "CMainlineShims.h"
 
+#include <stdlib.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,3 +59,12 @@ int mainline_get_current_thread_name(char *buffer, size_t size) {
 }
 
 int mainline_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+long long mainline_heap_in_use(void) {
+#if defined(__GLIBC__)
+    struct mallinfo2 info = mallinfo2();
+    return (long long)(info.uordblks + info.hblkhd);
+#else
+    return -1;
+#endif
+}

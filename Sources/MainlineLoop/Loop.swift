@@ -37,16 +37,33 @@ public protocol Loop: AnyObject, Sendable {
     /// the loop itself runs in a later iteration, after the current iteration's settle phase.
     ///
     /// - Parameter body: The work to run on the loop.
-    /// - Returns: `true` if `body` will run; `false` if the loop has stopped, in which case `body` is released
-    ///   without running.
+    /// - Returns: `true` if `body` will run; `false` if the loop has stopped or is full
+    ///   (``LoopBudgets/maxPendingPosts``), in which case `body` is released without running.
     @discardableResult
     func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool
+
+    /// Runs `body` on the loop, on the main actor, soon — or says why it will not.
+    ///
+    /// Thread-safe; otherwise exactly ``post(_:)``, for producers that shed or retry when the loop is full.
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` when the loop already holds
+    ///   ``LoopBudgets/maxPendingPosts`` posts, ``PostResult/stopped`` after ``stop()``; then `body` is released
+    ///   without running.
+    func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult
 
     /// Stops the loop. Thread-safe and idempotent.
     ///
     /// From this call on, `post` returns `false`. Work already posted still runs, then pending settle
     /// notifications are delivered, timers are cancelled, and the loop releases everything it opened.
     func stop()
+
+    /// Stops the loop, running already-posted work only until `drainDeadline` has passed; what is still waiting
+    /// then is released unrun and reported (log and `mainline_loop_posts_discarded`). Thread-safe; the first stop
+    /// decides.
+    ///
+    /// - Parameter drainDeadline: How long from now posted work may still start; zero or less runs none.
+    func stop(drainDeadline: Duration)
 
     /// The loop's monotonic clock.
     @MainActor var now: LoopInstant { get }
@@ -139,6 +156,23 @@ public protocol Loop: AnyObject, Sendable {
 }
 
 extension Loop {
+    /// Posts `body` and answers ``PostResult/accepted`` or ``PostResult/stopped``: the default for loops that have
+    /// no limit on pending posts. See ``Loop/tryPost(_:)``.
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: What became of `body`.
+    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+        post(body) ? .accepted : .stopped
+    }
+
+    /// Stops the loop, ignoring the deadline: the default for loops that always drain completely.
+    /// See ``Loop/stop(drainDeadline:)``.
+    ///
+    /// - Parameter drainDeadline: Ignored.
+    public func stop(drainDeadline: Duration) {
+        stop()
+    }
+
     /// Posts `body`, ignoring `label`: the default for loops that keep no labels. See ``Loop/post(label:_:)``.
     ///
     /// - Parameters:

@@ -28,9 +28,14 @@ import ServiceLifecycle
 ///
 /// List the loop **first**: a service group shuts its services down in reverse order, so the loop drains last,
 /// after the services that post into it.
+///
+/// With a `drainDeadline`, the drain is bounded: posted work that has not started when it passes is released unrun
+/// and reported (`MainLoop.stop(drainDeadline:)`), so the time to exit after SIGTERM does not grow with a backlog.
 public final class MainLoopService: Service, Sendable {
     /// The loop the service runs.
     public let loop: MainLoop
+    /// How long the drain at shutdown may run posted work; `nil`: until all of it has run.
+    public let drainDeadline: Duration?
     private let instrumentation: LoopInstrumentation?
     private let logger: Logger
 
@@ -43,11 +48,14 @@ public final class MainLoopService: Service, Sendable {
     ///   - logger: Where the service logs starting and stopping, and the watchdog logs stalls.
     ///   - stallThreshold: How long one callback or iteration may hold the loop before the watchdog reports it;
     ///     `nil` (the default) starts no watchdog.
+    ///   - drainDeadline: How long the drain at shutdown may run posted work before releasing the rest unrun;
+    ///     `nil` (the default) runs all of it.
     public convenience init(
         loop: MainLoop = .main,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
         logger: Logger = Logger(label: "mainline.loop"),
-        stallThreshold: Duration? = nil
+        stallThreshold: Duration? = nil,
+        drainDeadline: Duration? = nil
     ) {
         self.init(
             loop: loop,
@@ -56,7 +64,8 @@ public final class MainLoopService: Service, Sendable {
                 logger: logger,
                 watchdog: stallThreshold.map { LoopWatchdog(threshold: $0) }
             ),
-            logger: logger
+            logger: logger,
+            drainDeadline: drainDeadline
         )
     }
 
@@ -67,10 +76,18 @@ public final class MainLoopService: Service, Sendable {
     ///   - instrumentation: Installed on the loop when ``run()`` starts; `nil` leaves the loop's instrumentation as
     ///     it is.
     ///   - logger: Where the service logs starting and stopping.
-    public init(loop: MainLoop = .main, instrumentation: LoopInstrumentation?, logger: Logger) {
+    ///   - drainDeadline: How long the drain at shutdown may run posted work before releasing the rest unrun;
+    ///     `nil` (the default) runs all of it.
+    public init(
+        loop: MainLoop = .main,
+        instrumentation: LoopInstrumentation?,
+        logger: Logger,
+        drainDeadline: Duration? = nil
+    ) {
         self.loop = loop
         self.instrumentation = instrumentation
         self.logger = logger
+        self.drainDeadline = drainDeadline
     }
 
     /// Hosts the loop until graceful shutdown, then drains it and returns once it has stopped.
@@ -93,7 +110,7 @@ public final class MainLoopService: Service, Sendable {
             }
             group.addTask { await loop.waitUntilStopped() }
             await group.next()
-            loop.stop()
+            if let drainDeadline { loop.stop(drainDeadline: drainDeadline) } else { loop.stop() }
             group.cancelAll()
         }
         await loop.waitUntilStopped()

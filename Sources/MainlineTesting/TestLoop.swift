@@ -53,10 +53,20 @@ public final class TestLoop: Loop {
 
     /// Queues `body` to run on the loop at the next step. Thread-safe; never runs `body` synchronously.
     ///
-    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
+    ///   `LoopBudgets.maxPendingPosts` posts.
     @discardableResult
     public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.posts.enqueue(body) != .closed
+        core.posts.enqueue(body).postResult == .accepted
+    }
+
+    /// Queues `body` to run at the next step, or says why it will not: the loop is full
+    /// (`LoopBudgets.maxPendingPosts`) or stopped. Thread-safe. See `Loop.tryPost(_:)`.
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: What became of `body`.
+    public nonisolated func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+        core.posts.enqueue(body).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.
@@ -72,6 +82,20 @@ public final class TestLoop: Loop {
     public nonisolated func stop() {
         core.posts.close()
     }
+
+    /// Stops the loop; the shutdown step runs posted work only while virtual time is before `drainDeadline` from
+    /// that step, and releases the rest unrun, as `MainLoop.stop(drainDeadline:)` does. Thread-safe.
+    ///
+    /// Virtual time does not pass while posted work runs (unless a body calls ``simulateBusy(for:)``), so a positive
+    /// deadline runs everything and zero or less runs nothing: the two cases a test can state exactly.
+    ///
+    /// - Parameter drainDeadline: How much virtual time posted work may take at shutdown.
+    public nonisolated func stop(drainDeadline: Duration) {
+        core.posts.close(drainDeadline: .afterShutdownBegins(drainDeadline))
+    }
+
+    /// How many posted bodies shutdown released unrun because the drain deadline passed.
+    public var postsDiscarded: Int { core.discardedAtShutdown }
 
     // MARK: Loop
 
@@ -121,7 +145,7 @@ public final class TestLoop: Loop {
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
     @discardableResult
     public nonisolated func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.post(label: label, body) != .closed
+        core.post(label: label, body).postResult == .accepted
     }
 
     /// Runs `body` once when `delay` of virtual time has passed, labelled for stall reports.

@@ -48,6 +48,41 @@ struct MainLoopServiceTests {
         #expect(_UVResources.live(of: loop) == _UVResources.Counts())
     }
 
+    @Test func aDrainDeadlineBoundsTheDrainReleasingWhatIsLeftAndReportingIt() async throws {
+        let loop = MainLoop()
+        let metrics = TestMetrics()
+        let service = MainLoopService(
+            loop: loop,
+            instrumentation: LoopInstrumentation(metricsFactory: metrics),
+            logger: Logger(label: "test"),
+            drainDeadline: .zero
+        )
+        #expect(service.drainDeadline == .zero)
+        let log = await MainActor.run { Log() }
+        try await testGracefulShutdown { trigger in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.run() }
+                await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
+                    loop.post {
+                        loop.onShutdown { log.entries.append("hook after \(log.ran) posts") }
+                        running.resume()
+                    }
+                }
+                loop.post {
+                    // Queued behind this job: with a zero deadline none of them may start.
+                    for _ in 0..<100 { _ = loop.post { log.ran += 1 } }
+                    trigger.triggerGracefulShutdown()
+                    while loop.state != .stopping {}
+                }
+                try await group.waitForAll()
+            }
+        }
+        await MainActor.run { #expect(log.entries == ["hook after 0 posts"]) }
+        #expect(try metrics.expectCounter(LoopMetricName.postsDiscarded).values == [100])
+        #expect(loop.state == .stopped)
+        #expect(_UVResources.live(of: loop) == _UVResources.Counts())
+    }
+
     @Test func cancellingTheServiceDrainsTheLoopToo() async throws {
         let loop = MainLoop()
         let service = MainLoopService(loop: loop, instrumentation: nil, logger: Logger(label: "test"))

@@ -147,6 +147,15 @@ case "sigterm-drain":
     loop.run()
     MainActor.assumeIsolated { note("drainLog", drain.log.joined(separator: ";")) }
 
+case "burst-memory":
+    MainActor.assumeIsolated { burstMemoryOnTheMainLoop(loop) }
+
+case "event-loop-burst-memory":
+    burstMemoryOnAnEventLoop()
+
+case "sigterm-drain-deadline":
+    MainActor.assumeIsolated { sigtermWithABacklogAndADrainDeadline(loop) }
+
 case "run-off-main-thread":
     // Misuse: run() on another thread traps with a message that says what to do instead.
     let done = DispatchSemaphore(value: 0)
@@ -162,7 +171,11 @@ case "run-in-task":
     loop.run()
 
 default:
-    let usage = "usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|run-off-main-thread|run-in-task\n"
+    let usage = """
+        usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|burst-memory|event-loop-burst-memory|\
+        sigterm-drain-deadline|run-off-main-thread|run-in-task
+
+        """
     FileHandle.standardError.write(usage.data(using: .utf8)!)
     exit(64)
 }

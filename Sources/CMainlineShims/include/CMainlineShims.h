@@ -37,6 +37,10 @@ int mainline_get_current_thread_name(char *buffer, size_t size);
 /// Returns 0, or -1 with errno set.
 int mainline_pipe_cloexec(int fds[2]);
 
+/// Bytes the C allocator has handed out and not had back (glibc's `mallinfo2`: in-use heap chunks plus mmapped
+/// ones), or -1 where it cannot tell. Thread-safe. For the package's tests of memory given back after a burst.
+long long mainline_heap_in_use(void);
+
 // The loop whose main-actor code the calling thread is running now. Loop drivers set it around each phase so
 // that thread-safe entry points (a lazy event's trigger) can tell "called from my loop's own callback" from
 // "called from another thread" without allocating or asking the concurrency runtime.

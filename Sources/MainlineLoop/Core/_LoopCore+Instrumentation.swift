@@ -46,6 +46,7 @@ extension _LoopCore {
         guard let instruments else { return }
         instruments.endIteration(
             queueDepth: { postsWaitingCount },
+            rejections: { budgets.maxPendingPosts == nil ? nil : posts.rejectedCount },
             deliveries: settleDeliveries,
             dropSources: &dropSources
         )

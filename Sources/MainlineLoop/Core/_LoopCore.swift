@@ -10,9 +10,13 @@ import Logging
 @MainActor
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
-    package nonisolated let posts = _PostQueue()
+    package nonisolated let posts: _PostQueue
     /// The work budgets of one iteration.
-    package var budgets: LoopBudgets
+    package var budgets: LoopBudgets {
+        didSet {
+            if budgets.maxPendingPosts != oldValue.maxPendingPosts { posts.setLimit(budgets.maxPendingPosts) }
+        }
+    }
     /// Called when main-actor code changed what the loop must do next (a timer, a settle request) so that a
     /// driver that is between iterations can wake up or re-arm.
     // nonisolated(unsafe): written once by the driver that owns the core, before the core is shared; read only
@@ -32,6 +36,8 @@ package final class _LoopCore {
     package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
+    /// How many posted jobs shutdown released unrun because the drain deadline passed.
+    package private(set) var discardedAtShutdown = 0
 
     // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
     /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. Phases read it once each.
@@ -57,6 +63,7 @@ package final class _LoopCore {
 
     package nonisolated init(budgets: LoopBudgets = .default) {
         self.budgets = budgets
+        posts = _PostQueue(limit: budgets.maxPendingPosts)
         signals.watchDidChange = { [unowned self] signal, watched in self.signalWatchDidChange?(signal, watched) }
     }
 
@@ -251,7 +258,12 @@ package final class _LoopCore {
         if batchIndex == batch.count {
             batch.removeAll(keepingCapacity: true)
             batchIndex = 0
+            _BatchStorage.releaseExcess(of: &batch, budget: budgets.postsPerIteration)
             posts.takeAll(into: &batch)
+        }
+        defer {
+            // With a limit, producers count what the loop still holds as pending.
+            if budgets.maxPendingPosts != nil { posts.loopHolds(batch.count - batchIndex) }
         }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
@@ -300,8 +312,7 @@ package final class _LoopCore {
     private func finalShutDown() -> Int {
         guard !isShutDown else { return 0 }
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
-        var ran = 0
-        while case let count = runPosts(limit: .max), count > 0 { ran += count }
+        let ran = drainPosts(until: posts.closingDeadline)
         instruments?.postsRun += ran
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         runShutdownHooks()
@@ -321,6 +332,38 @@ package final class _LoopCore {
         instruments = nil
         monitor = nil
         dropSources = []
+        return ran
+    }
+
+    /// Runs every job posted before the queue closed — or, with a deadline, those that start before it — and
+    /// releases the rest unrun, reporting how many (log and `mainline_loop_posts_discarded`). Returns how many ran.
+    private func drainPosts(until limit: _PostQueue.DrainDeadline?) -> Int {
+        var ran = 0
+        guard let limit, let clock else {
+            while case let count = runPosts(limit: .max), count > 0 { ran += count }
+            return ran
+        }
+        let deadline =
+            switch limit {
+            case .at(let instant): instant
+            case .afterShutdownBegins(let duration): clock() + duration
+            }
+        // One job at a time: a job starts only before the deadline (the clock read is cheap next to shutting down).
+        while clock() < deadline, runPosts(limit: 1) > 0 { ran += 1 }
+        var discarded = batch.count - batchIndex
+        batch.removeAll()
+        batchIndex = 0
+        posts.takeAll(into: &batch)
+        discarded += batch.count
+        batch.removeAll()
+        if discarded > 0 {
+            Self.logger.warning(
+                "Loop shut down at its drain deadline with posted work still waiting; released it unrun",
+                metadata: ["discarded": "\(discarded)", "ran": "\(ran)"]
+            )
+            instruments?.discardedPosts(discarded)
+        }
+        discardedAtShutdown = discarded
         return ran
     }
 

@@ -6,8 +6,11 @@
 /// one wake-up per batch the loop takes, not one per post. The loop swaps the whole array out under the lock
 /// (keeping both arrays' capacity: no allocation in steady state) and runs it outside the lock. Because the
 /// loop empties `incoming` on every take, the next post after a take always wakes: no wake-up is lost.
+///
+/// With a limit on pending posts (``LoopBudgets/maxPendingPosts``) a post that would exceed it is refused
+/// (``EnqueueResult/full``) and counted; see `_PostBound`.
 package final class _PostQueue: @unchecked Sendable {
-    // @unchecked Sendable: `incoming`, `isClosed` and `waker` are protected by `lock`.
+    // @unchecked Sendable: `incoming`, `isClosed`, `bound`, `drainDeadline` and `waker` are protected by `lock`.
     package typealias Job = @MainActor @Sendable () -> Void
 
     /// A job as the arrays hold it.
@@ -24,10 +27,20 @@ package final class _PostQueue: @unchecked Sendable {
         init(_ job: @escaping Job) { self.job = job }
     }
 
+    /// Until when the loop keeps running posted work once the queue is closed.
+    package enum DrainDeadline: Sendable {
+        /// Until this instant on the loop's clock.
+        case at(LoopInstant)
+        /// For this long after the loop begins to shut down (for virtual time, which no other thread can read).
+        case afterShutdownBegins(Duration)
+    }
+
     /// What `enqueue` did.
     package enum EnqueueResult {
         /// The queue is closed: the job was not taken.
         case closed
+        /// The limit on pending posts is reached: the job was not taken (and was counted as rejected).
+        case full
         /// The job was queued and the loop will be woken as needed.
         case enqueued
         /// The job was queued, and no waker is installed yet: the caller must start the loop.
@@ -37,9 +50,16 @@ package final class _PostQueue: @unchecked Sendable {
     private let lock = _Lock()
     private var incoming = ContiguousArray<Slot>()
     private var isClosed = false
+    private var bound: _PostBound
+    private var drainDeadline: DrainDeadline?
     private var waker: (@Sendable () -> Void)?
 
-    package init() {}
+    /// Creates an open queue.
+    ///
+    /// - Parameter limit: At most this many posts pending at once; `nil` for no limit.
+    package init(limit: Int? = nil) {
+        bound = _PostBound(limit: limit)
+    }
 
     /// Appends `job` unless the queue is closed. Never blocks beyond the short critical section.
     @inline(__always)
@@ -47,6 +67,7 @@ package final class _PostQueue: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if isClosed { return .closed }
+        guard bound.admits(incoming: incoming.count) else { return .full }
         incoming.append(Slot(job))
         guard incoming.count == 1 else { return .enqueued }
         // The waker runs under the lock so that it can never race with `setWaker(nil)`: once the loop has
@@ -65,16 +86,41 @@ package final class _PostQueue: @unchecked Sendable {
     }
 
     /// Stops accepting jobs and wakes the loop so that it notices. Returns `false` if it was already closed.
+    ///
+    /// - Parameter drainDeadline: When the loop stops running what was posted before the close and releases the
+    ///   rest unrun; `nil` runs everything. Ignored when the queue was already closed.
     @discardableResult
-    package func close() -> Bool {
+    package func close(drainDeadline: DrainDeadline? = nil) -> Bool {
         lock.withLock {
             guard !isClosed else { return false }
             isClosed = true
+            self.drainDeadline = drainDeadline
             waker?()
             return true
         }
     }
 
+    /// The deadline given to ``close(drainDeadline:)``, if any.
+    package var closingDeadline: DrainDeadline? { lock.withLock { drainDeadline } }
+
+    /// Changes the limit on pending posts (`nil`: none). Posts already accepted stay accepted.
+    package func setLimit(_ limit: Int?) {
+        lock.withLock {
+            bound.limit = limit
+            if limit == nil { bound.taken = 0 }
+        }
+    }
+
+    /// Whether a limit is set, so that the loop must report what its batch still holds (``loopHolds(_:)``).
+    package var isBounded: Bool { lock.withLock { bound.isTracking } }
+
+    /// The loop still holds `count` taken jobs that have not run. Called after a post phase, with a limit only.
+    package func loopHolds(_ count: Int) {
+        lock.withLock { bound.taken = count }
+    }
+
+    /// Posts refused so far because the limit was reached.
+    package var rejectedCount: Int { lock.withLock { bound.rejected } }
     /// Whether ``close()`` was called.
     package var closed: Bool { lock.withLock { isClosed } }
 
@@ -87,6 +133,9 @@ package final class _PostQueue: @unchecked Sendable {
     /// Swaps every waiting job into `batch`, which must be empty; `batch`'s old storage is kept for reuse.
     package func takeAll(into batch: inout ContiguousArray<Slot>) {
         precondition(batch.isEmpty, "BUG DETECTED: the post batch must be empty before the next take")
-        lock.withLock { swap(&incoming, &batch) }
+        lock.withLock {
+            swap(&incoming, &batch)
+            if bound.isTracking { bound.taken = batch.count }
+        }
     }
 }

@@ -1,4 +1,6 @@
 import CLibUV
+import CoreMetrics
+import Logging
 
 extension EventLoop {
     /// One libuv loop on a thread of its own, and the handles through which it runs posts, jobs and timers: the
@@ -25,7 +27,11 @@ extension EventLoop {
         let timers: _Timers
         let lifecycle = _Locked(_Lifecycle())
         private let waker: _Waker
-        private let postsPerIteration: Int
+        private let budgets: LoopBudgets
+        /// `mainline_loop_posts_rejected{loop=<name>}` and `mainline_loop_posts_discarded{loop=<name>}`, through the
+        /// process's metrics system (an `EventLoop` has no instrumentation of its own).
+        private let rejections: Counter
+        private let discards: Counter
         private let loop: UnsafeMutablePointer<uv_loop_t>
         private let async: UnsafeMutablePointer<uv_async_t>
         private let timer: UnsafeMutablePointer<uv_timer_t>
@@ -38,11 +44,19 @@ extension EventLoop {
         private var armedDeadline: Int64?
         /// Whether the handles are closing (protected by the loop thread).
         private var isShuttingDown = false
+        /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
+        private var drainDeadline: LoopInstant?
+        /// Posted closures released unrun at the drain deadline (written on the loop thread before it stops; read
+        /// after `waitUntilStopped`).
+        private(set) var releasedAtDeadline = 0
 
-        init(name: String, postsPerIteration: Int) {
-            precondition(postsPerIteration >= 1, "EventLoop's postsPerIteration must be at least 1")
+        private static let logger = Logger(label: "mainline.loop")
+
+        init(name: String, budgets: LoopBudgets) {
             self.name = name
-            self.postsPerIteration = postsPerIteration
+            self.budgets = budgets
+            rejections = Counter(label: LoopMetricName.postsRejected, dimensions: [("loop", name)])
+            discards = Counter(label: LoopMetricName.postsDiscarded, dimensions: [("loop", name)])
             loop = _UVResources.allocateLoop(for: .eventLoop)
             Self.check(uv_loop_init(loop), "uv_loop_init")
             async = _UVResources.allocateHandle(uv_async_t.self, type: UV_ASYNC, for: .eventLoop)
@@ -50,7 +64,7 @@ extension EventLoop {
             prepare = _UVResources.allocateHandle(uv_prepare_t.self, type: UV_PREPARE, for: .eventLoop)
             Self.check(uv_async_init(loop, async, _mainlineEventLoopAsync), "uv_async_init")
             waker = _Waker(async)
-            inbox = _Inbox(waker: waker)
+            inbox = _Inbox(waker: waker, limit: budgets.maxPendingPosts)
             timers = _Timers(waker: waker)
 
             let context = identity
@@ -86,11 +100,19 @@ extension EventLoop {
             _Thread.start(name: name) { self.run() }
         }
 
-        /// Refuses posts and cancels timers now; the loop thread drains what was posted, then shuts down.
-        /// Thread-safe and idempotent.
-        func stop() {
-            guard inbox.beginDraining() else { return }
+        /// Refuses posts and cancels timers now; the loop thread drains what was posted (posted closures only until
+        /// `deadline`, when one is given), then shuts down. Thread-safe and idempotent.
+        func stop(deadline: LoopInstant? = nil) {
+            guard inbox.beginDraining(deadline: deadline) else { return }
             timers.close()
+        }
+
+        /// Posts `job`; a refusal for the limit is counted in `mainline_loop_posts_rejected`. Thread-safe.
+        @inline(__always)
+        func post(_ job: @escaping @Sendable () -> Void) -> PostResult {
+            let result = inbox.post(job)
+            if case .full = result { rejections.increment() }
+            return result
         }
 
         // MARK: Loop thread
@@ -117,7 +139,8 @@ extension EventLoop {
         fileprivate func asyncFired() {
             runPosts()
             switch inbox.afterDrain(batchIsDone: batchIndex == batch.count) {
-            case .moreWaiting:
+            case .moreWaiting(let deadline):
+                drainDeadline = deadline
                 // Producers wake the loop only on empty → non-empty: what the budget left, or what arrived behind
                 // this snapshot, runs only if the loop wakes itself.
                 uv_async_send(async)
@@ -133,17 +156,43 @@ extension EventLoop {
             if batchIndex == batch.count {
                 batch.removeAll(keepingCapacity: true)
                 batchIndex = 0
-                inbox.takeAll(into: &batch)
+                _BatchStorage.releaseExcess(of: &batch, budget: budgets.postsPerIteration)
+                if let deadline = inbox.takeAll(into: &batch) { drainDeadline = deadline }
             }
+            if let deadline = drainDeadline, Self.clockNow() >= deadline { releasePostsAtDeadline() }
             var ran = 0
-            while ran < postsPerIteration && batchIndex < batch.count {
+            let budget = budgets.postsPerIteration
+            while ran < budget && batchIndex < batch.count {
                 // Not `Optional.take()`: it brings back the per-job allocation `Slot` avoids.
-                let job = batch[batchIndex].job!
+                let job = batch[batchIndex].job
                 batch[batchIndex].job = nil
                 batchIndex += 1
+                // `nil`: a post released at the drain deadline.
+                guard let job else { continue }
                 job()
                 ran += 1
             }
+            // With a limit, producers count what the loop still holds as pending.
+            if budgets.maxPendingPosts != nil { inbox.loopHolds(batch.count - batchIndex) }
+        }
+
+        /// The drain deadline passed: releases every posted closure not yet run, here and in the inbox (executor jobs
+        /// still run), and reports how many.
+        private func releasePostsAtDeadline() {
+            drainDeadline = nil
+            var released = 0
+            for index in batchIndex..<batch.count where batch[index].isPost && batch[index].job != nil {
+                batch[index].job = nil
+                released += 1
+            }
+            released += inbox.releasePosts()
+            guard released > 0 else { return }
+            Self.logger.warning(
+                "EventLoop stopped at its drain deadline with posted work still waiting; released it unrun",
+                metadata: ["loop": "\(name)", "discarded": "\(released)"]
+            )
+            discards.increment(by: Int64(released))
+            releasedAtDeadline += released
         }
 
         fileprivate func timerFired() {

@@ -62,14 +62,28 @@ public final class EventLoop: Sendable {
     ///
     /// - Parameter name: The loop's name, also the thread's name (cut to 15 bytes by Linux).
     public convenience init(name: String = "mainline-event-loop") {
-        self.init(name: name, postsPerIteration: LoopBudgets.default.postsPerIteration)
+        self.init(name: name, budgets: .default)
+    }
+
+    /// Creates a loop with budgets of its own and starts its thread.
+    ///
+    /// An `EventLoop` has no settle phase: it uses ``LoopBudgets/postsPerIteration`` (posted closures and executor
+    /// jobs per iteration) and ``LoopBudgets/maxPendingPosts`` (a limit on posted closures waiting; executor jobs
+    /// are never refused). Refusals are counted in `mainline_loop_posts_rejected` with a `loop` dimension, through
+    /// the process's metrics system.
+    ///
+    /// - Parameters:
+    ///   - name: The loop's name, also the thread's name (cut to 15 bytes by Linux).
+    ///   - budgets: The loop's budgets.
+    public init(name: String = "mainline-event-loop", budgets: LoopBudgets) {
+        self.name = name
+        driver = _Driver(name: name, budgets: budgets)
+        driver.start()
     }
 
     /// Creates a loop with a post budget of its own (for the package's tests).
-    package init(name: String, postsPerIteration: Int) {
-        self.name = name
-        driver = _Driver(name: name, postsPerIteration: postsPerIteration)
-        driver.start()
+    package convenience init(name: String, postsPerIteration: Int) {
+        self.init(name: name, budgets: LoopBudgets(postsPerIteration: postsPerIteration))
     }
 
     deinit {
@@ -95,11 +109,23 @@ public final class EventLoop: Sendable {
     /// ```
     ///
     /// - Parameter body: The work to run.
-    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, in which case `body` is
-    ///   released without running.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
+    ///   ``LoopBudgets/maxPendingPosts`` posts (counted), in which case `body` is released without running;
+    ///   ``tryPost(_:)`` says which.
     @discardableResult
     public func post(_ body: @escaping @Sendable () -> Void) -> Bool {
-        driver.inbox.post(body)
+        driver.post(body) == .accepted
+    }
+
+    /// Runs `body` on the loop's thread, soon — or says why it will not: the loop is full or stopped.
+    ///
+    /// Thread-safe; otherwise exactly ``post(_:)``, for producers that shed or retry when the loop falls behind.
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
+    ///   released without running.
+    public func tryPost(_ body: @escaping @Sendable () -> Void) -> PostResult {
+        driver.post(body)
     }
 
     /// Stops the loop. Idempotent; never blocks.
@@ -111,6 +137,22 @@ public final class EventLoop: Sendable {
     public func stop() {
         driver.stop()
     }
+
+    /// Stops the loop; posted closures still waiting when `drainDeadline` has passed are released unrun. Idempotent
+    /// (the first stop decides); never blocks.
+    ///
+    /// As ``stop()``, except for the deadline. What is released is reported: a warning through the `mainline.loop`
+    /// logger and `mainline_loop_posts_discarded{loop=<name>}`. Executor jobs still run after the deadline — their
+    /// tasks must finish — and a closure already running finishes.
+    ///
+    /// - Parameter drainDeadline: How long from now posted closures may still start; zero or less runs none.
+    public func stop(drainDeadline: Duration) {
+        driver.stop(deadline: now + drainDeadline)
+    }
+
+    /// How many posted closures ``stop(drainDeadline:)`` released unrun (final once the loop has stopped), for the
+    /// package's tests.
+    package var postsDiscarded: Int { driver.releasedAtDeadline }
 
     /// Suspends until the loop has stopped: every handle and the libuv loop are closed and the thread is done with
     /// them. Returns at once when the loop has already stopped.

@@ -81,6 +81,12 @@ public enum LoopMetricName {
     public static let postQueueDepth = "mainline_loop_post_queue_depth"
     /// Counter (posts): posted closures run.
     public static let posts = "mainline_loop_posts"
+    /// Counter (posts): posts refused because the loop already held ``LoopBudgets/maxPendingPosts`` (their bodies
+    /// were released unrun; `post` returned `false`, `tryPost` `.full`).
+    public static let postsRejected = "mainline_loop_posts_rejected"
+    /// Counter (posts): posts released unrun at shutdown because the drain deadline passed
+    /// (`MainLoop.stop(drainDeadline:)`).
+    public static let postsDiscarded = "mainline_loop_posts_discarded"
     /// Counter (firings): timer firings.
     public static let timersFired = "mainline_loop_timers_fired"
     /// Counter (requests): settle requests that reached the loop, including those that coalesced into a pending

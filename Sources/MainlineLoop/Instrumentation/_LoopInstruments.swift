@@ -3,7 +3,7 @@ import CoreMetrics
 /// The metrics of one instrumented loop and the counts of the iteration in progress.
 ///
 /// Must be used on the main actor (protected by the loop). The loop adds to the plain counters below as it runs
-/// and calls ``endIteration(queueDepth:deliveries:dropSources:)`` once per iteration, which hands the totals to
+/// and calls ``endIteration(queueDepth:rejections:deliveries:dropSources:)`` once per iteration, which hands the totals to
 /// swift-metrics: one call per metric per iteration that did work, however many posts or timers it ran.
 @MainActor
 final class _LoopInstruments {
@@ -15,6 +15,8 @@ final class _LoopInstruments {
     private let iterationDuration: CoreMetrics.Timer
     private let postQueueDepth: Meter
     private let posts: Counter
+    private let postsRejected: Counter
+    private let postsDiscarded: Counter
     private let timersFired: Counter
     private let settleTriggers: Counter
     private let settleDeliveries: Counter
@@ -32,6 +34,8 @@ final class _LoopInstruments {
     var ranOtherWork = false
     /// The settle queue's delivery count when it was last reported.
     private var deliveriesReported: Int
+    /// The post queue's rejection count when it was last reported.
+    private var rejectionsReported = 0
 
     init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int) {
         self.instrumentation = instrumentation
@@ -50,6 +54,8 @@ final class _LoopInstruments {
         )
         postQueueDepth = Meter(label: LoopMetricName.postQueueDepth, dimensions: dimensions, factory: factory)
         posts = Counter(label: LoopMetricName.posts, dimensions: dimensions, factory: factory)
+        postsRejected = Counter(label: LoopMetricName.postsRejected, dimensions: dimensions, factory: factory)
+        postsDiscarded = Counter(label: LoopMetricName.postsDiscarded, dimensions: dimensions, factory: factory)
         timersFired = Counter(label: LoopMetricName.timersFired, dimensions: dimensions, factory: factory)
         settleTriggers = Counter(label: LoopMetricName.settleTriggers, dimensions: dimensions, factory: factory)
         settleDeliveries = Counter(label: LoopMetricName.settleDeliveries, dimensions: dimensions, factory: factory)
@@ -64,13 +70,24 @@ final class _LoopInstruments {
         if lag > maxTimerLag { maxTimerLag = lag }
     }
 
+    /// Reports posts released unrun because a drain deadline passed.
+    func discardedPosts(_ count: Int) {
+        if count > 0 { postsDiscarded.increment(by: Int64(count)) }
+    }
+
     /// Hands the iteration's totals to swift-metrics, if it did any work, and starts the next one.
     ///
     /// - Parameters:
     ///   - queueDepth: Reads how many posts wait for a later iteration (read only when reporting).
+    ///   - rejections: Reads the post queue's count of posts refused by its limit; `nil` when it has none.
     ///   - deliveries: The settle queue's delivery count so far.
     ///   - dropSources: The named mailboxes; each reports what it dropped since it was last read.
-    func endIteration(queueDepth: () -> Int, deliveries: Int, dropSources: inout [_DropSource]) {
+    func endIteration(
+        queueDepth: () -> Int,
+        rejections: () -> Int?,
+        deliveries: Int,
+        dropSources: inout [_DropSource]
+    ) {
         let delivered = deliveries - deliveriesReported
         let didWork = postsRun > 0 || timerFirings > 0 || delivered > 0 || triggers > 0 || busy > 0 || ranOtherWork
         guard didWork else { return }
@@ -84,6 +101,10 @@ final class _LoopInstruments {
         if delivered > 0 { settleDeliveries.increment(by: Int64(delivered)) }
         iterationDuration.recordNanoseconds(busy)
         postQueueDepth.set(queueDepth())
+        if let rejected = rejections(), rejected > rejectionsReported {
+            postsRejected.increment(by: Int64(rejected - rejectionsReported))
+            rejectionsReported = rejected
+        }
         reportDrops(&dropSources)
         busy = 0
         postsRun = 0

@@ -9,18 +9,11 @@ extension MainLoop: _CoreOwningLoop {
     /// - Parameters:
     ///   - label: What the work is called in stall reports.
     ///   - body: The work to run.
-    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop is full
+    ///   (``LoopBudgets/maxPendingPosts``).
     @discardableResult
     public func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        switch core.post(label: label, body) {
-        case .enqueued:
-            return true
-        case .closed:
-            return false
-        case .enqueuedWithoutWaker:
-            attachAsGuest()
-            return true
-        }
+        accept(core.post(label: label, body)) == .accepted
     }
 
     /// Runs `body` once when `delay` has passed; the stall watchdog reports it as `label`. Must be called on the
@@ -84,7 +77,7 @@ extension MainLoop: _CoreOwningLoop {
     /// are cancelled and handles closed. Must be called on the main actor.
     ///
     /// The same drain runs whoever stops the loop: ``stop()`` from any thread, a signal handler in owner mode
-    /// (``stopOnTerminationSignals(_:)``), or `MainLoopService` at a service group's graceful shutdown.
+    /// (``stopOnTerminationSignals(_:drainDeadline:)``), or `MainLoopService` at a service group's graceful shutdown.
     ///
     /// ```swift
     /// let hook = loop.onShutdown { connections.closeAll() }
@@ -108,10 +101,20 @@ extension MainLoop: _CoreOwningLoop {
     /// loop.run()   // returns once SIGTERM or SIGINT has drained the loop
     /// ```
     ///
-    /// - Parameter signals: The signals that stop the loop; SIGTERM and SIGINT by default.
+    /// - Parameters:
+    ///   - signals: The signals that stop the loop; SIGTERM and SIGINT by default.
+    ///   - drainDeadline: How long the drain may run posted work before releasing the rest unrun (see
+    ///     ``stop(drainDeadline:)``); `nil` (the default) runs all of it.
     /// - Returns: The registrations, for cancelling.
     @MainActor @discardableResult
-    public func stopOnTerminationSignals(_ signals: [LoopSignal] = [.sigterm, .sigint]) -> [SignalRegistration] {
-        signals.map { signal in onSignal(signal) { [weak self] _ in self?.stop() } }
+    public func stopOnTerminationSignals(
+        _ signals: [LoopSignal] = [.sigterm, .sigint],
+        drainDeadline: Duration? = nil
+    ) -> [SignalRegistration] {
+        signals.map { signal in
+            onSignal(signal) { [weak self] _ in
+                if let drainDeadline { self?.stop(drainDeadline: drainDeadline) } else { self?.stop() }
+            }
+        }
     }
 }

@@ -98,19 +98,31 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// ```
     ///
     /// - Parameter body: The work to run.
-    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, in which case `body` is
-    ///   released without running.
+    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
+    ///   ``LoopBudgets/maxPendingPosts`` posts (then the refusal is counted). Either way `body` is released without
+    ///   running; ``tryPost(_:)`` says which.
     @discardableResult
     public func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        switch core.posts.enqueue(body) {
-        case .enqueued:
-            return true
-        case .closed:
-            return false
-        case .enqueuedWithoutWaker:
-            attachAsGuest()
-            return true
-        }
+        tryPost(body) == .accepted
+    }
+
+    /// Runs `body` on the loop, on the main actor, soon — or says why it will not: the loop is full or stopped.
+    ///
+    /// Thread-safe; never blocks beyond a short critical section. Otherwise exactly ``post(_:)``: for producers
+    /// that shed or retry when the loop falls behind (``LoopBudgets/maxPendingPosts``).
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
+    ///   released without running.
+    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+        accept(core.posts.enqueue(body))
+    }
+
+    /// Starts the loop for a post that found no waker installed yet (the loop is idle), and says what became of it.
+    @inline(__always)
+    func accept(_ result: _PostQueue.EnqueueResult) -> PostResult {
+        if case .enqueuedWithoutWaker = result { attachAsGuest() }
+        return result.postResult
     }
 
     /// Hosts the loop from the dispatch main queue, for processes whose main thread belongs to someone else.
@@ -129,12 +141,33 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// From this call on ``post(_:)`` returns `false`. On the loop, the work already posted runs, pending
     /// settle notifications are delivered, timers and signal handlers are cancelled, and every libuv handle is
     /// closed; then ``run()`` returns (owner mode) and ``waitUntilStopped()`` resumes. A stopped loop stays
-    /// stopped.
+    /// stopped. To bound how long a backlog of posts may delay the stop, use ``stop(drainDeadline:)``.
     public func stop() {
+        stop(deadline: nil)
+    }
+
+    /// Stops the loop, running already-posted work only until `drainDeadline` has passed. Thread-safe; the first
+    /// call to `stop` or `stop(drainDeadline:)` decides the deadline, later calls do nothing.
+    ///
+    /// As ``stop()``, except that the posted work still waiting when the deadline passes is released unrun, and
+    /// reported: a warning through the `mainline.loop` logger and the `mainline_loop_posts_discarded` metric (when
+    /// instrumented). Settle, the shutdown hooks and the closing of handles follow as usual. A job that is running
+    /// when the deadline passes finishes.
+    ///
+    /// ```swift
+    /// loop.onSignal(.sigterm) { _ in loop.stop(drainDeadline: .seconds(2)) }
+    /// ```
+    ///
+    /// - Parameter drainDeadline: How long from now the loop keeps running posted work; zero or less runs none.
+    public func stop(drainDeadline: Duration) {
+        stop(deadline: .at(Self.clockNow() + drainDeadline))
+    }
+
+    private func stop(deadline: _PostQueue.DrainDeadline?) {
         let action = lifecycle.withLock {
             $0.stop(
                 closePosts: {
-                    core.posts.close()
+                    core.posts.close(drainDeadline: deadline)
                     return core.posts.hasIncoming
                 },
                 makeDriver: makeDriver
