@@ -89,12 +89,14 @@ final class TmuxSession {
     @discardableResult
     static func tmux(_ arguments: [String]) throws -> String {
         let reads = arguments.first == "capture-pane"
-        let child = try ChildProcess(
-            "tmux",
-            arguments,
-            searchPath: true,
-            standardOutput: reads ? .capture : .discard
-        )
+        let child: ChildProcess
+        do {
+            child = try ChildProcess("tmux", arguments, searchPath: true, standardOutput: reads ? .capture : .discard)
+        } catch {
+            throw LineClient.Failure(
+                description: "tmux could not be started (\(error)); the README's set-up command installs it"
+            )
+        }
         return child.finishBlocking().standardOutput
     }
 }
