@@ -69,6 +69,15 @@ struct NavigationBundleJSONNumberTests {
         #expect(reason.contains("a date is a finite number of seconds since 1970"), "\(reason)")
     }
 
+    @Test(arguments: nonFiniteSpellings)
+    func aNonFiniteDateInACodableMapOrListIsRejectedNamingTheRow(_ spelling: String) {
+        #expect(
+            failure(#"{"value": {"due": 0, "late": "\#(spelling)"}}"#, spec(.codable([String: Date].self)))?.row
+                == "value"
+        )
+        #expect(failure(#"{"value": [0, "\#(spelling)"]}"#, spec(.optional(.codable([Date].self))))?.row == "value")
+    }
+
     @Test func aDateDecodedFromAnyFiniteNumberPrintsAndEqualsItself() throws {
         for seconds in ["0", "-1e308", "1.7976931348623157e308", "1e15", "-62135596800"] {
             let bundle = try decode(#"{"value": \#(seconds)}"#, spec(.date))
