@@ -23,7 +23,7 @@ extension DataCache {
     /// tail), stores nothing and notifies no one.
     ///
     /// Elements that are also `Identifiable` merge by id instead
-    /// (``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)``), as FuturedKit's current DataCache does.
+    /// (``populate(_:with:)-2me9x``), as FuturedKit's current DataCache does.
     ///
     /// - Parameters:
     ///   - keyPath: The collection.
@@ -46,7 +46,7 @@ extension DataCache {
     ///
     /// Must be called on the main actor.
     ///
-    /// The merge is that of ``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)`` for `Equatable` elements; a
+    /// The merge is that of ``populate(_:with:)-8ln1y`` for `Equatable` elements; a
     /// `nil` collection counts as empty. Empty `elements` store nothing, so a `nil` collection stays `nil`.
     ///
     /// - Parameters:
@@ -65,7 +65,7 @@ extension DataCache {
     }
 
     /// Merges `elements` that are both `Identifiable` and `Equatable` into a collection **by id**, as
-    /// ``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)`` does for `Identifiable` elements.
+    /// ``populate(_:with:)-2me9x`` does for `Identifiable` elements.
     ///
     /// Must be called on the main actor.
     ///
@@ -89,7 +89,7 @@ extension DataCache {
     }
 
     /// Merges `elements` that are both `Identifiable` and `Equatable` into an optional collection **by id**, creating
-    /// it when it is `nil`, as ``populate(_:with:)-(WritableKeyPath<Model,[Element]?>,_)`` does for `Identifiable`
+    /// it when it is `nil`, as ``populate(_:with:)-70g89`` does for `Identifiable`
     /// elements.
     ///
     /// Must be called on the main actor.

@@ -5,7 +5,7 @@ import MainlineLoop
 
 extension DataCache {
     /// Merges `Equatable` `elements` into a collection of the model by equality on the loop, soon, as
-    /// ``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)`` does for `Equatable` elements.
+    /// ``populate(_:with:)-8ln1y`` does for `Equatable` elements.
     ///
     /// Thread-safe; never blocks and never applies the change synchronously, even on the loop. Changes posted from
     /// one thread are applied in the order they were posted.
@@ -23,7 +23,7 @@ extension DataCache {
     }
 
     /// Merges `Equatable` `elements` into an optional collection of the model by equality on the loop, soon,
-    /// creating it when it is `nil`, as ``populate(_:with:)-(WritableKeyPath<Model,[Element]?>,_)`` does for
+    /// creating it when it is `nil`, as ``populate(_:with:)-6838r`` does for
     /// `Equatable` elements.
     ///
     /// Thread-safe; never blocks and never applies the change synchronously, even on the loop. Changes posted from
