@@ -49,7 +49,8 @@ struct SignUpExampleTests {
 
     @Test func aMalformedRouteIsRejectedWithItsTypedErrorAndExitStatus2() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-route-\(UUID()).json")
-        try Data(#"{"coordinatorPath": {"id": "x", "items": [{"id": "nobody"}]}}"#.utf8).write(to: file)
+        let route = #"{"coordinatorPath": {"id": "x", "items": [{"id": "nobody", "present": "push"}]}}"#
+        try Data(route.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let session = try TmuxSession(product: "sign-up", arguments: ["--route", file.path])
         let screen = try await session.waitFor("exit=")

@@ -40,7 +40,7 @@ extension DataCache {
     ///
     /// Must be called on the main actor.
     ///
-    /// The merge is that of ``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)``; a `nil` collection counts as
+    /// The merge is that of ``populate(_:with:)-2me9x``; a `nil` collection counts as
     /// empty. Empty `elements` store nothing, so a `nil` collection stays `nil`.
     ///
     /// - Parameters:

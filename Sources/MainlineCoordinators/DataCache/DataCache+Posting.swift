@@ -34,7 +34,7 @@ extension DataCache {
     }
 
     /// Merges `elements` into a collection of the model by id on the loop, soon, as
-    /// ``populate(_:with:)-(WritableKeyPath<Model,[Element]>,_)`` does.
+    /// ``populate(_:with:)-2me9x`` does.
     ///
     /// Thread-safe; never blocks and never applies the change synchronously, even on the loop. Changes posted from
     /// one thread are applied in the order they were posted.
@@ -52,7 +52,7 @@ extension DataCache {
     }
 
     /// Merges `elements` into an optional collection of the model by id on the loop, soon, creating it when it is
-    /// `nil`, as ``populate(_:with:)-(WritableKeyPath<Model,[Element]?>,_)`` does.
+    /// `nil`, as ``populate(_:with:)-70g89`` does.
     ///
     /// Thread-safe; never blocks and never applies the change synchronously, even on the loop. Changes posted from
     /// one thread are applied in the order they were posted.

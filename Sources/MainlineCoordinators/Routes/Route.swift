@@ -12,8 +12,11 @@ import Foundation
 /// ]}}
 /// ```
 ///
-/// `presentStyle` (upstream's spelling) is accepted for `presentationStyle`. Decoding never traps: malformed input
-/// throws a ``RouteError`` that says which item was wrong.
+/// Every item must say how it presents: `"present"` is `"push"` or `"present"`, and an item without it is
+/// rejected with ``RouteError/itemJSONInvalid(index:reason:)``, as upstream LittleJohn rejects it (Mainline used
+/// to push such an item). `presentationStyle` is optional (a presented item without one is a sheet), and
+/// `presentStyle` (upstream's spelling) is accepted for it. Decoding never traps: malformed input throws a
+/// ``RouteError`` that says which item was wrong.
 public struct Route: Sendable, Hashable {
     /// One coordinator to build and start.
     public struct Item: Sendable, Hashable {
@@ -59,7 +62,7 @@ public struct Route: Sendable, Hashable {
     /// - Parameter json: The route.
     /// - Throws: ``RouteError/invalidNotificationPath(reason:)`` when it is not a JSON object with a
     ///   `coordinatorPath` holding a non-empty `items` array; ``RouteError/itemJSONInvalid(index:reason:)`` for a
-    ///   malformed item.
+    ///   malformed item: no `id`, no `present` or an unknown one, an unknown style, or `data` that is not an object.
     public init(json: Data) throws(RouteError) {
         let root: Any
         do {
@@ -84,7 +87,8 @@ public struct Route: Sendable, Hashable {
         }
         let present: Present
         switch item["present"] {
-        case nil: present = .push
+        // As upstream LittleJohn: an item says how it presents; nothing is assumed.
+        case nil: throw .itemJSONInvalid(index: index, reason: "no \"present\"; expected push or present")
         case let value as String:
             guard let known = Present(rawValue: value) else {
                 throw .itemJSONInvalid(index: index, reason: "\"present\" is \"\(value)\"; expected push or present")

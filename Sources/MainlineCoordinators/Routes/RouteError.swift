@@ -8,7 +8,7 @@ public enum RouteError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidInputData(id: String, reason: String)
     /// The route has no `coordinatorPath`, or the path has no items, or is not JSON at all.
     case invalidNotificationPath(reason: String)
-    /// An item of the path is malformed (no `id`, an unknown `present` value or style, …).
+    /// An item of the path is malformed (no `id`, no `present` or an unknown one, an unknown style, …).
     case itemJSONInvalid(index: Int, reason: String)
 
     /// What went wrong, naming the item.

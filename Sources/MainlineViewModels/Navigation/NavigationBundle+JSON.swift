@@ -36,7 +36,7 @@ extension NavigationBundle: Encodable, DecodableWithConfiguration {
     ///
     /// Every row of `spec` must have its key, except optional rows, for which a missing key means `nil`. Keys the
     /// spec does not list are ignored, so a newer sender can add rows. A `Codable` value is read with dates as
-    /// seconds since 1970 and `"NaN"`, `"Infinity"` and `"-Infinity"` as numbers.
+    /// seconds since 1970 (a finite number) and `"NaN"`, `"Infinity"` and `"-Infinity"` as numbers.
     ///
     /// Callable from any thread. Never traps on bad input, and builds the bundle only when every row decoded.
     ///
@@ -140,7 +140,8 @@ extension NavigationBundle: Encodable, DecodableWithConfiguration {
     /// The decoder of ``init(json:spec:)``, matching ``makeJSONEncoder()``.
     static func makeJSONDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
+        // Seconds since 1970, as `.secondsSince1970`, but finite: that strategy takes "NaN" through the float strategy.
+        decoder.dateDecodingStrategy = .custom(_BundleJSON.decodeDate(from:))
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: _BundleJSON.infinity,
             negativeInfinity: _BundleJSON.negativeInfinity,

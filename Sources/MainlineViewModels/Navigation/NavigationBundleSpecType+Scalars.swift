@@ -107,7 +107,8 @@ extension NavigationBundleSpecType where T == Float {
     ///
     /// JSON: a number, written in the shortest form that reads back as the same `Float`, so every finite value
     /// round-trips exactly; NaN and the infinities, which JSON numbers cannot hold, are the strings `"NaN"`,
-    /// `"Infinity"` and `"-Infinity"`. A number beyond `Float`'s range fails to decode.
+    /// `"Infinity"` and `"-Infinity"`. A number beyond `Float`'s range (`1e39`) fails to decode rather than becoming
+    /// an infinity. NaN equals NaN in bundle equality.
     public static var float: Self { floatingPoint(.float) }
 }
 
@@ -115,7 +116,8 @@ extension NavigationBundleSpecType where T == Double {
     /// A row that holds a `Double`.
     ///
     /// JSON: a number, written in the shortest form that reads back as the same `Double`, so every finite value
-    /// round-trips exactly; NaN and the infinities are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+    /// round-trips exactly; NaN and the infinities are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`. A number
+    /// beyond `Double`'s range fails to decode. NaN equals NaN in bundle equality.
     public static var double: Self { floatingPoint(.double) }
 }
 
@@ -130,7 +132,8 @@ extension NavigationBundleSpecType where T == Date {
     /// A row that holds a `Date`.
     ///
     /// JSON: the date's seconds since 1970-01-01T00:00:00Z (`timeIntervalSince1970`) as a number, the encoding
-    /// most languages read directly, whatever the date strategy of the encoder it is written with.
+    /// most languages read directly, whatever the date strategy of the encoder it is written with. It must be a
+    /// finite number: `"NaN"` or `"Infinity"` fails to decode, naming the row.
     ///
     /// - Note: The number is a `Double`, written exactly. A date made from a whole number of seconds since 1970, or
     ///   from any number of seconds since 1970 (`Date(timeIntervalSince1970:)`) between 1985 and 2032, round-trips
@@ -142,8 +145,7 @@ extension NavigationBundleSpecType where T == Date {
             kind: kind,
             encode: { value, encoder, _ in try _BundleJSON.encode(value.timeIntervalSince1970, to: encoder) },
             decode: { (decoder, path) throws(NavigationBundleDecodingError) in
-                let seconds = try _BundleJSON.decodeFloatingPoint(Double.self, from: decoder, at: path, expected: kind)
-                return Date(timeIntervalSince1970: seconds)
+                Date(timeIntervalSince1970: try _BundleJSON.decodeFiniteNumber(from: decoder, at: path, expected: kind))
             },
             equal: { $0 == $1 }
         )
@@ -176,7 +178,9 @@ extension NavigationBundleSpecType where T: BinaryFloatingPoint & Codable {
             decode: { (decoder, path) throws(NavigationBundleDecodingError) in
                 try _BundleJSON.decodeFloatingPoint(T.self, from: decoder, at: path, expected: kind)
             },
-            equal: { $0 == $1 }
+            // NaN equals NaN here, as in Kotlin's `Double.equals`: a row that holds "NaN" is one value, and a bundle
+            // must equal itself (`==` on the numbers would make it unequal, and break `Hashable`).
+            equal: { $0 == $1 || ($0.isNaN && $1.isNaN) }
         )
     }
 }

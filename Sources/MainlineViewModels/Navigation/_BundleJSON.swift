@@ -1,3 +1,5 @@
+import Foundation
+
 /// The JSON plumbing of bundles: coding keys for row keys, and reading scalars with errors that name the row,
 /// what was expected and what was found.
 ///
@@ -61,7 +63,11 @@ enum _BundleJSON {
         }
     }
 
-    /// Reads a floating-point value written by ``encode(_:to:)``: a number in range, or a non-finite spelling.
+    /// Reads a floating-point value written by ``encode(_:to:)``: a finite number in `V`'s range, or one of the
+    /// non-finite spellings.
+    ///
+    /// A number beyond `V`'s range (`1e39` for a `Float`) fails: decoders may round it to an infinity, which would
+    /// turn a sender's mistake into a value the sender never wrote.
     static func decodeFloatingPoint<V: BinaryFloatingPoint & Decodable>(
         _ type: V.Type,
         from decoder: any Decoder,
@@ -69,15 +75,51 @@ enum _BundleJSON {
         expected: _NavigationBundleKind
     ) throws(NavigationBundleDecodingError) -> V {
         if let container = try? decoder.singleValueContainer() {
-            if let value = try? container.decode(V.self) { return value }
-            switch (try? container.decode(String.self)) ?? "" {
-            case nan: return .nan
-            case infinity: return .infinity
-            case negativeInfinity: return -.infinity
-            default: break
+            // The string first: a decoder whose strategy converts non-finite strings would read any of them as a
+            // number, and a string is only ever one of the spellings.
+            if let text = try? container.decode(String.self) {
+                switch text {
+                case nan: return .nan
+                case infinity: return .infinity
+                case negativeInfinity: return -.infinity
+                default: break
+                }
+            } else if let value = try? container.decode(V.self), value.isFinite {
+                return value
             }
         }
         throw .invalidValue(row: "\(path)", expected: "\(expected)", reason: "found \(found(in: decoder))")
+    }
+
+    /// Reads a finite JSON number, such as a date's seconds since 1970: never a string, not even a non-finite
+    /// spelling the decoder's strategy would convert.
+    static func decodeFiniteNumber(
+        from decoder: any Decoder,
+        at path: _RowPath,
+        expected: _NavigationBundleKind
+    ) throws(NavigationBundleDecodingError) -> Double {
+        if let container = try? decoder.singleValueContainer(), (try? container.decode(String.self)) == nil,
+            let value = try? container.decode(Double.self), value.isFinite
+        {
+            return value
+        }
+        throw .invalidValue(row: "\(path)", expected: "\(expected)", reason: "found \(found(in: decoder))")
+    }
+
+    /// The date strategy of the decoders bundles choose, for dates inside `Codable` values: seconds since 1970 as a
+    /// finite number (a `Date` made from NaN or an infinity traps when printed, and is not equal to itself).
+    static func decodeDate(from decoder: any Decoder) throws -> Date {
+        let container = try decoder.singleValueContainer()
+        if (try? container.decode(String.self)) == nil {
+            let seconds = try container.decode(Double.self)
+            if seconds.isFinite { return Date(timeIntervalSince1970: seconds) }
+        }
+        throw DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "found \(found(in: decoder)); a date is a finite number of seconds since 1970"
+            )
+        )
     }
 
     /// What the decoder holds, in words, for an error: `null`, `true`, `the number 300`, `the string "abc"`,
@@ -88,8 +130,9 @@ enum _BundleJSON {
             if let value = try? container.decode(Bool.self) { return "\(value)" }
             if let value = try? container.decode(Int64.self) { return "the number \(value)" }
             if let value = try? container.decode(UInt64.self) { return "the number \(value)" }
-            if let value = try? container.decode(Double.self) { return "the number \(value)" }
+            // Strings before `Double`: a decoder that converts non-finite spellings reads "NaN" as a `Double` too.
             if let value = try? container.decode(String.self) { return "the string \(quoted(value))" }
+            if let value = try? container.decode(Double.self) { return "the number \(value)" }
         }
         if (try? decoder.unkeyedContainer()) != nil { return "an array" }
         if (try? decoder.container(keyedBy: Key.self)) != nil { return "an object" }

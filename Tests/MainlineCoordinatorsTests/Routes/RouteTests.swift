@@ -45,7 +45,7 @@ struct RouteTests {
             {"coordinatorPath": {"id": "shop", "items": [
                 {"id": "journal", "present": "push", "data": {"name": "orders"}},
                 {"id": "journal", "present": "present", "presentStyle": "fullScreen", "data": {"name": "order"}},
-                {"id": "journal", "data": {"name": "receipt"}}
+                {"id": "journal", "present": "push", "data": {"name": "receipt"}}
             ]}}
             """
         )
@@ -66,11 +66,11 @@ struct RouteTests {
         (#"{"coordinatorPath": {"id": "x", "items": []}}"#, .invalidNotificationPath(reason: "")),
         (#"{"coordinatorPath": {"id": "x", "items": [{"present": "push"}]}}"#, .itemJSONInvalid(index: 0, reason: "")),
         (
-            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "data": {"name": "a"}}, {"id": "journal", "present": "sideways"}]}}"#,
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "push", "data": {"name": "a"}}, {"id": "journal", "present": "sideways"}]}}"#,
             .itemJSONInvalid(index: 1, reason: "")
         ),
         (
-            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "presentationStyle": "popover", "data": {"name": "a"}}]}}"#,
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "present", "presentationStyle": "popover", "data": {"name": "a"}}]}}"#,
             .itemJSONInvalid(index: 0, reason: "")
         ),
     ])
@@ -86,9 +86,24 @@ struct RouteTests {
         }
     }
 
+    @Test func anItemWithoutPresentIsRejectedAsUpstreamDoesNotPushed() throws {
+        #expect(
+            throws: RouteError.itemJSONInvalid(index: 1, reason: #"no "present"; expected push or present"#)
+        ) {
+            try route(
+                #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "push", "data": {"name": "a"}}, {"id": "journal", "data": {"name": "b"}}]}}"#
+            )
+        }
+        #expect(throws: RouteError.self) {
+            try route(#"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": null}]}}"#)
+        }
+        #expect(JournalingCoordinator.journal.isEmpty)
+        #expect(stack.path.current.isEmpty)
+    }
+
     @Test func anUnknownIdInTheLastItemStartsNothing() throws {
         let route = try route(
-            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "data": {"name": "a"}}, {"id": "nobody"}]}}"#
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "push", "data": {"name": "a"}}, {"id": "nobody", "present": "push"}]}}"#
         )
         #expect(throws: RouteError.idNotRegistered("nobody")) {
             try registry.perform(route, from: nil, stack: stack, modal: modal)
@@ -99,7 +114,7 @@ struct RouteTests {
 
     @Test func dataThatDoesNotFitStartsNothing() throws {
         let route = try route(
-            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "data": {"name": "a"}}, {"id": "journal", "data": {"title": 1}}]}}"#
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "push", "data": {"name": "a"}}, {"id": "journal", "present": "push", "data": {"title": 1}}]}}"#
         )
         #expect {
             try registry.perform(route, from: nil, stack: stack, modal: modal)
@@ -115,7 +130,8 @@ struct RouteTests {
         let stack = stack
         let modal = modal
         let json = Data(
-            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "data": {"name": "remote"}}]}}"#.utf8
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "journal", "present": "push", "data": {"name": "remote"}}]}}"#
+                .utf8
         )
         let arrival = Task.detached {
             try await RouteRegistry.receive(json: json, on: loop) { route throws(RouteError) in
