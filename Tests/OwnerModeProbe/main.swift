@@ -186,6 +186,7 @@ MainActor.assumeIsolated {
     note("outsideIteration", here.outsideIteration)
 }
 note("state", loop.state)
+note("threadSanitized", mainline_is_thread_sanitized() != 0)
 note("postAfterStop", loop.post {})
 let live = _UVResources.live
 note("liveLoops", live.loops)

@@ -41,6 +41,17 @@ int mainline_pipe_cloexec(int fds[2]);
 /// ones), or -1 where it cannot tell. Thread-safe. For the package's tests of memory given back after a burst.
 long long mainline_heap_in_use(void);
 
+/// Whether this build runs under ThreadSanitizer, whose allocator `mainline_heap_in_use()` cannot see (it reads 0).
+/// Thread-safe.
+static inline int mainline_is_thread_sanitized(void) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return 1;
+#endif
+#endif
+    return 0;
+}
+
 // The loop whose main-actor code the calling thread is running now. Loop drivers set it around each phase so
 // that thread-safe entry points (a lazy event's trigger) can tell "called from my loop's own callback" from
 // "called from another thread" without allocating or asking the concurrency runtime.

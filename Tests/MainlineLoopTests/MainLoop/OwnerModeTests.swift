@@ -73,6 +73,9 @@ struct PostBurstTests {
     ) {
         #expect(result.exitStatus == 0, "probe failed: \(result.standardError)", sourceLocation: sourceLocation)
         #expect(result["ran"] == "4000000", sourceLocation: sourceLocation)
+        // ThreadSanitizer brings an allocator of its own, which neither glibc's counters nor the resident size
+        // describe as they do in a plain build: memory is measured in the plain run (`swift test`), only there.
+        guard result["threadSanitized"] == "false" else { return }
         func figure(_ key: String) -> Int { Int(result[key] ?? "") ?? -1 }
         let burst = figure("peak.inUse") - figure("baseline.inUse")
         #expect(burst > 64 << 20, "the burst should queue over 64 MiB; it queued \(burst >> 20) MiB")
