@@ -68,3 +68,15 @@ long long mainline_heap_in_use(void) {
     return -1;
 #endif
 }
+
+int mainline_is_thread_sanitized(void) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    return 1;
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+    return 1;
+#endif
+    return 0;
+}

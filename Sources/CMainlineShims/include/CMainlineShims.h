@@ -43,14 +43,9 @@ long long mainline_heap_in_use(void);
 
 /// Whether this build runs under ThreadSanitizer, whose allocator `mainline_heap_in_use()` cannot see (it reads 0).
 /// Thread-safe.
-static inline int mainline_is_thread_sanitized(void) {
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    return 1;
-#endif
-#endif
-    return 0;
-}
+/// (Compiled in `shims.c`, which the build instruments as it does Swift code; a header is read by Swift's importer,
+/// which is not.)
+int mainline_is_thread_sanitized(void);
 
 // The loop whose main-actor code the calling thread is running now. Loop drivers set it around each phase so
 // that thread-safe entry points (a lazy event's trigger) can tell "called from my loop's own callback" from
