@@ -189,7 +189,8 @@ struct CoordinatorNavigatorTests {
             throws: NavigationError.unavailable(
                 reason: "the coordinator of ShopNavigation's navigator was released with its screens"
             )
-        ) { try navigator?.navigate(.back) }
+        ) { try navigator?.navigate(.orderFlow(OrderBundle.spec.toBundle { _ in OrderBundle.orderID.value(7) })) }
+        #expect(stack.screens.isEmpty, "no orphan child was started")
     }
 
     @Test func aStackOnlyNavigatorCannotPresentAndSaysWhy() {
