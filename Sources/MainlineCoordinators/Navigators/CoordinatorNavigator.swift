@@ -122,7 +122,7 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
             try requireStack().navigate(to: screen)
         case .present(let screen, let style):
             try requireModal().present(modal: screen, style: style)
-        case .child(_, let modalStyle, let start):
+        case .child(let modalStyle, let start):
             let presentation: Presentation =
                 if let modalStyle {
                     .present(try requireModal(), style: modalStyle)

@@ -23,7 +23,7 @@ public struct NavigationSpec {
         case push(Screen)
         case present(Screen, PresentationStyle)
         // Starts a child coordinator with the presentation the navigator builds, as the child of its parent.
-        case child(description: String, modalStyle: PresentationStyle?, start: (Presentation, AnyCoordinator?) -> Void)
+        case child(modalStyle: PresentationStyle?, start: (Presentation, AnyCoordinator?) -> Void)
         case pop
         case popToRoot
         case dismissModal
@@ -55,7 +55,7 @@ public struct NavigationSpec {
     /// - Returns: The spec.
     public static func push<Output>(_ child: Coordinator<Output>) -> NavigationSpec {
         NavigationSpec(
-            kind: .child(description: "\(type(of: child))", modalStyle: nil) { presentation, parent in
+            kind: .child(modalStyle: nil) { presentation, parent in
                 child.start(asChildOf: parent, presentation: presentation)
             }
         )
@@ -67,11 +67,12 @@ public struct NavigationSpec {
     ///   - child: A coordinator not started yet; it lives as long as its screens.
     ///   - style: How to present its screens.
     /// - Returns: The spec.
-    public static func present<Output>(_ child: Coordinator<Output>, style: PresentationStyle = .sheet)
-        -> NavigationSpec
-    {
+    public static func present<Output>(
+        _ child: Coordinator<Output>,
+        style: PresentationStyle = .sheet
+    ) -> NavigationSpec {
         NavigationSpec(
-            kind: .child(description: "\(type(of: child))", modalStyle: style) { presentation, parent in
+            kind: .child(modalStyle: style) { presentation, parent in
                 child.start(asChildOf: parent, presentation: presentation)
             }
         )

@@ -60,9 +60,11 @@ struct CoordinatorNavigatorTests {
         let diagnostics = DiagnosticsRecorder()
 
         diagnostics.record {
-            #expect(throws: NavigationError.failed(action: "back", reason: "nothing is above the root of the stack to pop")) {
-                try navigator.navigate(.back)
-            }
+            let expected = NavigationError.failed(
+                action: "back",
+                reason: "nothing is above the root of the stack to pop"
+            )
+            #expect(throws: expected) { try navigator.navigate(.back) }
         }
 
         #expect(diagnostics.kinds == [.popEmptyStack])
