@@ -26,7 +26,7 @@ extension Coordinator {
     ///     `.present`.
     ///   - map: What to do for each action; `nil` for an action it does not map.
     /// - Returns: The navigator; it holds this coordinator and the containers weakly, and throws
-    ///   ``NavigationError/unavailable(reason:)`` once this coordinator was released.
+    ///   `NavigationError.unavailable` once this coordinator was released.
     public func navigator<Action: NavigationAction>(
         for action: Action.Type = Action.self,
         stack: NavigationStack? = nil,

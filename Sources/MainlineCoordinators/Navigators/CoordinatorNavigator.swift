@@ -1,6 +1,6 @@
 import MainlineViewModels
 
-/// A ``Navigator`` backed by coordinator containers: it maps each action of a view model to a ``NavigationSpec`` —
+/// A `Navigator` backed by coordinator containers: it maps each action of a view model to a ``NavigationSpec`` —
 /// push or present a screen or a child coordinator, pop, dismiss — and performs it on its ``NavigationStack`` and
 /// ``ModalSlot``. Upstream Kaluga's platform navigators (`ViewControllerNavigator`, `ActivityNavigator`) take the
 /// same mapper from action to spec; this one shows screens in headless containers.
@@ -37,18 +37,18 @@ import MainlineViewModels
 /// let email = try bundle.get(SignUpBundle.email)   // throws NavigationBundleGetError if missing or mistyped
 /// ```
 ///
-/// What ``navigate(_:)`` does, and how it fails (it throws a ``NavigationError``; nothing was shown then):
-/// - The mapper returns `nil` for an action it does not map: ``NavigationError/unsupportedAction(_:)``. A typed
+/// What ``navigate(_:)`` does, and how it fails (it throws a `NavigationError`; nothing was shown then):
+/// - The mapper returns `nil` for an action it does not map: `NavigationError.unsupportedAction`. A typed
 ///   error, not a `Diagnostics` report: the `Navigator` contract already gives the view model a failure channel
 ///   (`navigate` returns `false`, `navigateOrElse` gets the error), a host may map only some actions on purpose (as
 ///   a Kaluga mapper throws for one it cannot show), and an action can be built from outside input.
 /// - The mapper throws — typically the next screen's view model could not read the bundle
-///   (`NavigationBundleGetError`): ``NavigationError/failed(action:reason:)`` with the error's description.
+///   (`NavigationBundleGetError`): `NavigationError.failed` with the error's description.
 /// - The coordinator or the container it needs was released, or it was made without the container a spec needs
-///   (a modal slot to present in): ``NavigationError/unavailable(reason:)``.
+///   (a modal slot to present in): `NavigationError.unavailable`.
 /// - The container did nothing — ``NavigationSpec/pop`` with nothing above the root (which the stack also
 ///   reports as `popEmptyStack`, its own misuse rule), ``NavigationSpec/dismissModal`` with no modal shown:
-///   ``NavigationError/failed(action:reason:)``.
+///   `NavigationError.failed`.
 ///
 /// A navigating view model that was cleared does not reach the navigator: `NavigatingViewModel.navigate(_:)`
 /// reports `transitionAfterClear` and returns `false`.
@@ -79,7 +79,7 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
     ///   - stack: Where pushes and pops go; `nil` when this navigator never pushes.
     ///   - modal: Where presentations and dismissals go; `nil` when this navigator never presents.
     ///   - coordinator: The coordinator whose screen's view model navigates: the parent of the child coordinators
-    ///     it starts. When given, navigating after it was released throws ``NavigationError/unavailable(reason:)``.
+    ///     it starts. When given, navigating after it was released throws `NavigationError.unavailable`.
     ///   - map: What to do for each action.
     public init(
         stack: NavigationStack?,
@@ -100,7 +100,7 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
     /// action's bundle), starts a child coordinator, pops or dismisses.
     ///
     /// - Parameter action: Where to go, with its data.
-    /// - Throws: ``NavigationError`` when nothing was shown: see ``CoordinatorNavigator`` for each case.
+    /// - Throws: `NavigationError` when nothing was shown: see ``CoordinatorNavigator`` for each case.
     public func navigate(_ action: Action) throws(NavigationError) {
         let described = String(describing: action)
         if hasCoordinator && coordinator == nil {
