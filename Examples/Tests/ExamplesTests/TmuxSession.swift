@@ -26,35 +26,35 @@ final class TmuxSession {
         let command = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let after = afterExit.isEmpty ? "" : " \(afterExit);"
         // `; sleep 30` keeps the pane (and what the program printed last) readable after it exits.
-        try Self.tmux([
+        try tmux([
             "new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)",
             "\(command); echo exit=$?;\(after) sleep 30",
         ])
     }
 
     deinit {
-        _ = try? Self.tmux(["kill-session", "-t", name])
+        _ = try? tmux(["kill-session", "-t", name])
     }
 
     /// Types `line` and presses Enter.
     func type(_ line: String) throws {
         try press(line)
-        try Self.tmux(["send-keys", "-t", name, "Enter"])
+        try tmux(["send-keys", "-t", name, "Enter"])
     }
 
     /// Presses the keys of `keys`, one by one, without Enter.
     func press(_ keys: String) throws {
-        try Self.tmux(["send-keys", "-t", name, "-l", keys])
+        try tmux(["send-keys", "-t", name, "-l", keys])
     }
 
     /// Presses a key by its tmux name, such as `C-c`.
     func pressNamed(_ key: String) throws {
-        try Self.tmux(["send-keys", "-t", name, key])
+        try tmux(["send-keys", "-t", name, key])
     }
 
     /// What the pane shows; with `scrollback`, also the 200 lines above it.
     func screen(scrollback: Bool = true) throws -> String {
-        try Self.tmux(["capture-pane", "-p", "-t", name] + (scrollback ? ["-S", "-200"] : []))
+        try tmux(["capture-pane", "-p", "-t", name] + (scrollback ? ["-S", "-200"] : []))
     }
 
     /// Waits until the screen contains `text`; returns the screen.
@@ -84,14 +84,24 @@ final class TmuxSession {
         return last
     }
 
-    /// Runs a tmux command and returns what it printed. Only `capture-pane` output is read: a command that starts
-    /// the tmux server would hand it the pipe, and reading to its end would then never finish.
+    /// Runs a tmux command on this session's own server and returns what it printed. Only `capture-pane` output is
+    /// read: a command that starts the tmux server would hand it the pipe, and reading to its end would then never
+    /// finish.
+    ///
+    /// Each session has a server of its own (`-L <name>`). On the shared default server a test once read an empty
+    /// pane for its whole deadline (one run in four, while several worktrees ran tmux tests), most likely because
+    /// another session's end shut the server down as this one started; a server per session has nothing to race.
     @discardableResult
-    static func tmux(_ arguments: [String]) throws -> String {
+    private func tmux(_ arguments: [String]) throws -> String {
         let reads = arguments.first == "capture-pane"
         let child: ChildProcess
         do {
-            child = try ChildProcess("tmux", arguments, searchPath: true, standardOutput: reads ? .capture : .discard)
+            child = try ChildProcess(
+                "tmux",
+                ["-L", name] + arguments,
+                searchPath: true,
+                standardOutput: reads ? .capture : .discard
+            )
         } catch {
             throw LineClient.Failure(
                 description: "tmux could not be started (\(error)); the README's set-up command installs it"
