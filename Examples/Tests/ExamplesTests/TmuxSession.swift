@@ -9,6 +9,8 @@ import Testing
 /// program fails the test instead of hanging it; the assertions are about what the screen shows, not how fast.
 final class TmuxSession {
     let name: String
+    /// The socket of this session's own tmux server (see ``tmux(_:)``).
+    private var socket: String { FileManager.default.temporaryDirectory.appendingPathComponent(name).path }
 
     /// Starts `product` with `arguments` in a new detached session of `columns` × `rows`.
     ///
@@ -34,6 +36,8 @@ final class TmuxSession {
 
     deinit {
         _ = try? tmux(["kill-session", "-t", name])
+        // The server leaves its socket file behind; a server per session would otherwise litter the tmux directory.
+        try? FileManager.default.removeItem(atPath: socket)
     }
 
     /// Types `line` and presses Enter.
@@ -88,7 +92,7 @@ final class TmuxSession {
     /// read: a command that starts the tmux server would hand it the pipe, and reading to its end would then never
     /// finish.
     ///
-    /// Each session has a server of its own (`-L <name>`). On the shared default server a test once read an empty
+    /// Each session has a server of its own (`-S <socket>`). On the shared default server a test once read an empty
     /// pane for its whole deadline (one run in four, while several worktrees ran tmux tests), most likely because
     /// another session's end shut the server down as this one started; a server per session has nothing to race.
     @discardableResult
@@ -98,7 +102,7 @@ final class TmuxSession {
         do {
             child = try ChildProcess(
                 "tmux",
-                ["-L", name] + arguments,
+                ["-S", socket] + arguments,
                 searchPath: true,
                 standardOutput: reads ? .capture : .discard
             )
