@@ -104,6 +104,7 @@ final class ShopCoordinator: Coordinator<Void> {
             switch action {
             case .orderFlow(let bundle): .push(OrderCoordinator(bundle: bundle, loop: loop, log: log))
             case .back: .pop
+            case .closeFilter: .dismissModal
             default: nil
             }
         }

@@ -174,6 +174,24 @@ struct CoordinatorNavigatorTests {
         #expect(stack.screens.map(\.name) == ["shop"])
     }
 
+    @Test func aPresentedCoordinatorsNavigatorDismissesTheSlotItWasPresentedIn() throws {
+        let loop = TestLoop()
+        let log = Log()
+        let slot = ModalSlot(loop: loop)
+        let model: ShopViewModel
+        do {
+            let shop = ShopCoordinator(loop: loop, log: log)
+            shop.start(presentation: .present(slot, style: .sheet))
+            model = try #require(shop.model)
+        }
+        #expect(slot.modal.current?.name == "shop")
+
+        #expect(model.navigate(.closeFilter))
+
+        #expect(slot.modal.current == nil)
+        #expect(log.entries == ["shop cancelled"], "its screen left, and the coordinator with it")
+    }
+
     @Test func navigatingAfterTheCoordinatorWasReleasedIsUnavailable() throws {
         let loop = TestLoop()
         let log = Log()
