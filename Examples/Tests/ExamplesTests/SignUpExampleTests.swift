@@ -64,9 +64,8 @@ struct SignUpExampleTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let session = try TmuxSession(product: "sign-up", arguments: ["--route", file.path])
         let screen = try await session.waitFor("exit=")
-        #expect(screen.contains("route rejected: "))
-        #expect(screen.contains("\"password\""))
-        #expect(screen.contains("email"))
+        #expect(screen.contains(#"route rejected: coordinator "password" could not be built from its data"#))
+        #expect(screen.contains(#"Row "email" is missing"#), "the step's view model reads the email from its bundle")
         #expect(screen.contains("exit=2"))
         #expect(!screen.contains("── Email ──"), "all or nothing: no step was shown")
     }
