@@ -44,8 +44,8 @@ import MainlineViewModels
 ///   a Kaluga mapper throws for one it cannot show), and an action can be built from outside input.
 /// - The mapper throws — typically the next screen's view model could not read the bundle
 ///   (`NavigationBundleGetError`): `NavigationError.failed` with the error's description.
-/// - The coordinator or the container it needs was released, or it was made without the container a spec needs
-///   (a modal slot to present in): `NavigationError.unavailable`.
+/// - The coordinator or the container a spec needs was released: `NavigationError.unavailable`. It was made
+///   without that container (a modal slot to present in): `NavigationError.failed`, naming the container.
 /// - The container did nothing — ``NavigationSpec/pop`` with nothing above the root (which the stack also
 ///   reports as `popEmptyStack`, its own misuse rule), ``NavigationSpec/dismissModal`` with no modal shown:
 ///   `NavigationError.failed`.
@@ -119,45 +119,50 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
     private func perform(_ spec: NavigationSpec, described: String) throws(NavigationError) {
         switch spec.kind {
         case .push(let screen):
-            try requireStack().navigate(to: screen)
+            try requireStack(described).navigate(to: screen)
         case .present(let screen, let style):
-            try requireModal().present(modal: screen, style: style)
+            try requireModal(described).present(modal: screen, style: style)
         case .child(let modalStyle, let start):
             let presentation: Presentation =
                 if let modalStyle {
-                    .present(try requireModal(), style: modalStyle)
+                    .present(try requireModal(described), style: modalStyle)
                 } else {
-                    .push(try requireStack())
+                    .push(try requireStack(described))
                 }
             start(presentation, coordinator)
         case .pop:
-            guard try requireStack().pop() else {
+            guard try requireStack(described).pop() else {
                 throw .failed(action: described, reason: "nothing is above the root of the stack to pop")
             }
         case .popToRoot:
-            try requireStack().popToRoot()
+            try requireStack(described).popToRoot()
         case .dismissModal:
-            guard try requireModal().dismissModal() else {
+            guard try requireModal(described).dismissModal() else {
                 throw .failed(action: described, reason: "no modal is presented to dismiss")
             }
         }
     }
 
-    private func requireStack() throws(NavigationError) -> NavigationStack {
+    // Released: the host is gone (`unavailable`). Never given: this navigator cannot show the spec (`failed`).
+    private func requireStack(_ described: String) throws(NavigationError) -> NavigationStack {
         if let stack { return stack }
-        throw .unavailable(
-            reason: hasStack
-                ? "its navigation stack was released"
-                : "it was made without a navigation stack, so it cannot push or pop"
-        )
+        guard hasStack else {
+            throw .failed(
+                action: described,
+                reason: "the navigator was made without a navigation stack to push or pop"
+            )
+        }
+        throw .unavailable(reason: "its navigation stack was released")
     }
 
-    private func requireModal() throws(NavigationError) -> ModalSlot {
+    private func requireModal(_ described: String) throws(NavigationError) -> ModalSlot {
         if let modal { return modal }
-        throw .unavailable(
-            reason: hasModal
-                ? "its modal slot was released"
-                : "it was made without a modal slot, so it cannot present or dismiss"
-        )
+        guard hasModal else {
+            throw .failed(
+                action: described,
+                reason: "the navigator was made without a modal slot to present or dismiss"
+            )
+        }
+        throw .unavailable(reason: "its modal slot was released")
     }
 }

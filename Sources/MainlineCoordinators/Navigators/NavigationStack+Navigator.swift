@@ -20,7 +20,7 @@ extension NavigationStack {
     ///   - action: The view model's action type.
     ///   - coordinator: The parent of the child coordinators it starts, if any.
     ///   - map: What to do for each action; `nil` for an action it does not map. A spec that presents or dismisses
-    ///     throws `NavigationError.unavailable`: a stack has no modal slot.
+    ///     throws `NavigationError.failed`: a stack has no modal slot.
     /// - Returns: The navigator; it holds this stack weakly.
     public func navigator<Action: NavigationAction>(
         for action: Action.Type = Action.self,

@@ -219,8 +219,9 @@ struct CoordinatorNavigatorTests {
         let navigator = stack.navigator(for: ShopNavigation.self) { _ in .present(Screen("filter")) }
 
         #expect(
-            throws: NavigationError.unavailable(
-                reason: "it was made without a modal slot, so it cannot present or dismiss"
+            throws: NavigationError.failed(
+                action: "filter(Filter(query: red))",
+                reason: "the navigator was made without a modal slot to present or dismiss"
             )
         ) { try navigator.navigate(.filter("red")) }
         #expect(stack.screens.map(\.name) == ["shop"])
