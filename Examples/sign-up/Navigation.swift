@@ -9,7 +9,7 @@ enum SignUpBundle {
     static let spec = NavigationBundleSpec("SignUp", rows: email)
 
     static func with(email: String) -> NavigationBundle {
-        spec.toBundle { _ in email.isEmpty ? nil : SignUpBundle.email.value(email) }
+        spec.toBundle { _ in SignUpBundle.email.value(email) }
     }
 }
 
