@@ -1,7 +1,7 @@
 import MainlineViewModels
 
 /// A `Navigator` backed by coordinator containers: it maps each action of a view model to a ``NavigationSpec`` —
-/// push or present a screen or a child coordinator, pop, dismiss — and performs it on its ``NavigationStack`` and
+/// push or present a screen or a child coordinator, perform a route, pop, dismiss — and performs it on its ``NavigationStack`` and
 /// ``ModalSlot``. Upstream Kaluga's platform navigators (`ViewControllerNavigator`, `ActivityNavigator`) take the
 /// same mapper from action to spec; this one shows screens in headless containers.
 ///
@@ -46,6 +46,8 @@ import MainlineViewModels
 ///   (`NavigationBundleGetError`): `NavigationError.failed` with the error's description.
 /// - The coordinator or the container a spec needs was released: `NavigationError.unavailable`. It was made
 ///   without that container (a modal slot to present in): `NavigationError.failed`, naming the container.
+/// - A ``NavigationSpec/route(_:in:)`` the registry rejects: `NavigationError.failed` with the ``RouteError``;
+///   nothing was started.
 /// - The container did nothing — ``NavigationSpec/pop`` with nothing above the root (which the stack also
 ///   reports as `popEmptyStack`, its own misuse rule), ``NavigationSpec/dismissModal`` with no modal shown:
 ///   `NavigationError.failed`.
@@ -130,6 +132,14 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
                     .push(try requireStack(described))
                 }
             start(presentation, coordinator)
+        case .route(let route, let registry):
+            let stack = try requireStack(described)
+            let modal = try requireModal(described)
+            do {
+                try registry.perform(route, from: coordinator, stack: stack, modal: modal)
+            } catch {
+                throw .failed(action: described, reason: "its route was rejected: \(error)")
+            }
         case .pop:
             guard try requireStack(described).pop() else {
                 throw .failed(action: described, reason: "nothing is above the root of the stack to pop")

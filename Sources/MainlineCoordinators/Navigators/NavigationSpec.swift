@@ -1,5 +1,5 @@
 /// What a ``CoordinatorNavigator`` does for one navigation action: push or present a screen or a child
-/// coordinator, pop, or dismiss the modal — upstream Kaluga's `NavigationSpec`, which its navigators' mappers return
+/// coordinator, perform a route, pop, or dismiss the modal — upstream Kaluga's `NavigationSpec`, which its navigators' mappers return
 /// for each action.
 ///
 /// Must be used on the main actor.
@@ -24,6 +24,7 @@ public struct NavigationSpec {
         case present(Screen, PresentationStyle)
         // Starts a child coordinator with the presentation the navigator builds, as the child of its parent.
         case child(modalStyle: PresentationStyle?, start: (Presentation, AnyCoordinator?) -> Void)
+        case route(Route, RouteRegistry)
         case pop
         case popToRoot
         case dismissModal
@@ -76,6 +77,21 @@ public struct NavigationSpec {
                 child.start(asChildOf: parent, presentation: presentation)
             }
         )
+    }
+
+    /// Performs `route` from the navigator's coordinator: builds every coordinator of its path with `registry`, then
+    /// starts them in order on the navigator's stack and modal slot (``RouteRegistry/perform(_:from:stack:modal:)``),
+    /// as a deep link would.
+    ///
+    /// All or nothing, as a route always is: when `registry` cannot build the route, the navigator throws
+    /// `NavigationError.failed` with the ``RouteError`` and nothing was started.
+    ///
+    /// - Parameters:
+    ///   - route: The route, for example decoded from the action's bundle or built in the mapper.
+    ///   - registry: The coordinator types the route may build.
+    /// - Returns: The spec; the navigator needs both a stack and a modal slot to perform it.
+    public static func route(_ route: Route, in registry: RouteRegistry) -> NavigationSpec {
+        NavigationSpec(kind: .route(route, registry))
     }
 
     /// Removes the top screen of the navigator's stack (``NavigationStack/pop()``).

@@ -1,3 +1,4 @@
+import Foundation
 import MainlineCoordinators
 import MainlineLoop
 import MainlineViewModels
@@ -126,4 +127,30 @@ func shopNavigator(_ flow: NavigationStackWithModal, loop: any Loop) -> Coordina
         case .orderFlow, .help: nil
         }
     }
+}
+
+/// A help page a route builds, from its item's data.
+@MainActor
+final class HelpCoordinator: Coordinator<Void>, RoutableCoordinator {
+    struct Input: Decodable { var topic: String }
+    private let topic: String
+
+    init(routeData: RouteData) throws {
+        topic = try routeData.decode(Input.self).topic
+        super.init()
+    }
+
+    override func start() {
+        show(Screen("help \(topic)", owner: self))
+    }
+}
+
+/// A route that presents help on `topic`.
+func helpRoute(topic: String) throws -> Route {
+    try Route(
+        json: Data(
+            #"{"coordinatorPath": {"id": "help", "items": [{"id": "help", "present": "present", "data": {"topic": "\#(topic)"}}]}}"#
+                .utf8
+        )
+    )
 }

@@ -192,6 +192,43 @@ struct CoordinatorNavigatorTests {
         #expect(log.entries == ["shop cancelled"], "its screen left, and the coordinator with it")
     }
 
+    @Test func aRouteSpecStartsTheRoutesCoordinatorsAsChildrenOfTheNavigatorsCoordinator() throws {
+        let loop = TestLoop()
+        let flow = NavigationStackWithModal(loop: loop)
+        let shop = ShopCoordinator(loop: loop, log: Log())
+        shop.start(presentation: .push(flow.stack))
+        let registry = RouteRegistry()
+        registry.register(HelpCoordinator.self, as: "help")
+        let navigator = flow.navigator(for: ShopNavigation.self, coordinator: shop) { action in
+            guard case .help = action else { return nil }
+            return .route(try helpRoute(topic: "returns"), in: registry)
+        }
+
+        try navigator.navigate(.help)
+
+        let help = try #require(flow.modal.modal.current)
+        #expect(help.name == "help returns")
+        #expect(help.owner?.parent === shop)
+        #expect(flow.modal.style == .sheet)
+    }
+
+    @Test func aRouteTheRegistryRejectsFailsWithItsRouteErrorAndStartsNothing() {
+        let loop = TestLoop()
+        let flow = NavigationStackWithModal(root: Screen("shop"), loop: loop)
+        let navigator = flow.navigator(for: ShopNavigation.self) { _ in
+            .route(try helpRoute(topic: "returns"), in: RouteRegistry())
+        }
+
+        #expect(
+            throws: NavigationError.failed(
+                action: "help",
+                reason: "its route was rejected: \(RouteError.idNotRegistered("help"))"
+            )
+        ) { try navigator.navigate(.help) }
+        #expect(flow.modal.modal.current == nil)
+        #expect(flow.stack.screens.map(\.name) == ["shop"])
+    }
+
     @Test func navigatingAfterTheCoordinatorWasReleasedIsUnavailable() throws {
         let loop = TestLoop()
         let log = Log()
