@@ -48,8 +48,9 @@ import MainlineViewModels
 ///   without that container (a modal slot to present in): `NavigationError.failed`, naming the container.
 /// - A ``NavigationSpec/route(_:in:)`` the registry rejects: `NavigationError.failed` with the ``RouteError``;
 ///   nothing was started.
-/// - The container did nothing — ``NavigationSpec/pop`` with nothing above the root (which the stack also
-///   reports as `popEmptyStack`, its own misuse rule), ``NavigationSpec/dismissModal`` with no modal shown:
+/// - The container did nothing — ``NavigationSpec/pop`` with nothing above the root or
+///   ``NavigationSpec/pop(to:)`` of a screen not on the stack (which the stack also reports, as `popEmptyStack` or
+///   `popToMissingScreen`: its own misuse rules), ``NavigationSpec/dismissModal`` with no modal shown:
 ///   `NavigationError.failed`.
 ///
 /// A navigating view model that was cleared does not reach the navigator: `NavigatingViewModel.navigate(_:)`
@@ -143,6 +144,10 @@ public final class CoordinatorNavigator<Action: NavigationAction>: Navigator {
         case .pop:
             guard try requireStack(described).pop() else {
                 throw .failed(action: described, reason: "nothing is above the root of the stack to pop")
+            }
+        case .popTo(let screen):
+            guard try requireStack(described).pop(to: screen) else {
+                throw .failed(action: described, reason: "\(screen.name) is not on the stack to pop to")
             }
         case .popToRoot:
             try requireStack(described).popToRoot()

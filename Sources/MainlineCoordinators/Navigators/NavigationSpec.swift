@@ -26,6 +26,7 @@ public struct NavigationSpec {
         case child(modalStyle: PresentationStyle?, start: (Presentation, AnyCoordinator?) -> Void)
         case route(Route, RouteRegistry)
         case pop
+        case popTo(Screen)
         case popToRoot
         case dismissModal
     }
@@ -96,6 +97,15 @@ public struct NavigationSpec {
 
     /// Removes the top screen of the navigator's stack (``NavigationStack/pop()``).
     public static var pop: NavigationSpec { NavigationSpec(kind: .pop) }
+
+    /// Removes every screen above `screen` on the navigator's stack (``NavigationStack/pop(to:)``).
+    ///
+    /// - Parameter screen: A screen on the stack, which stays on top.
+    /// - Returns: The spec. A screen not on the stack fails the navigation (and the stack reports
+    ///   `popToMissingScreen`, its own misuse rule).
+    public static func pop(to screen: Screen) -> NavigationSpec {
+        NavigationSpec(kind: .popTo(screen))
+    }
 
     /// Removes every screen above the root of the navigator's stack (``NavigationStack/popToRoot()``).
     public static var popToRoot: NavigationSpec { NavigationSpec(kind: .popToRoot) }

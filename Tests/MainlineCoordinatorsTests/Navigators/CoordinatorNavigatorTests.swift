@@ -53,6 +53,30 @@ struct CoordinatorNavigatorTests {
         #expect(flow.stack.screens.map(\.name) == ["shop"])
     }
 
+    @Test func popToAScreenKeepsItOnTopAndAMissingOneFailsWithTheStacksReport() throws {
+        let loop = TestLoop()
+        let flow = NavigationStackWithModal(root: Screen("shop"), loop: loop)
+        let orders = Screen("orders")
+        flow.navigate(to: orders)
+        flow.navigate(to: Screen("order 1"))
+        flow.navigate(to: Screen("order 2"))
+        let navigator = flow.navigator(for: ShopNavigation.self) { _ in .pop(to: orders) }
+
+        try navigator.navigate(.back)
+        #expect(flow.stack.screens.map(\.name) == ["shop", "orders"])
+
+        let elsewhere = Screen("elsewhere")
+        let lost = flow.navigator(for: ShopNavigation.self) { _ in .pop(to: elsewhere) }
+        let diagnostics = DiagnosticsRecorder()
+        diagnostics.record {
+            #expect(
+                throws: NavigationError.failed(action: "back", reason: "elsewhere is not on the stack to pop to")
+            ) { try lost.navigate(.back) }
+        }
+        #expect(diagnostics.kinds == [.popToMissingScreen])
+        #expect(flow.stack.screens.map(\.name) == ["shop", "orders"])
+    }
+
     @Test func popWithNothingAboveTheRootFailsAndTheStackReportsItsOwnMisuse() {
         let loop = TestLoop()
         let flow = NavigationStackWithModal(root: Screen("shop"), loop: loop)
