@@ -118,7 +118,10 @@ let package = Package(
         ),
         .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
         .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
-        .testTarget(name: "MainlineCoordinatorsTests", dependencies: ["MainlineCoordinators", "MainlineTesting"]),
+        .testTarget(
+            name: "MainlineCoordinatorsTests",
+            dependencies: ["MainlineCoordinators", "MainlineViewModels", "MainlineTesting"]
+        ),
         .testTarget(name: "MainlineBindingsTests", dependencies: ["MainlineBindings", "MainlineTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,24 +1,26 @@
 import Foundation
 import Mainline
 
-/// The host: renders the top screen (or the modal over it) as text, and hands typed commands to the coordinator
-/// whose screen is showing. Lives on the main loop.
+/// The host: renders the top screen (or the modal over it) as text, and hands typed commands to the view model of
+/// the screen that is showing. Lives on the main loop.
 @MainActor
 final class Terminal {
-    let stack = NavigationStack()
-    let modal = ModalSlot()
+    /// The stack of steps, and the modal slot over it.
+    let flow = NavigationStackWithModal()
     private let bag = DisposeBag()
+    private var finished = false
 
     init() {
-        stack.top.observe { [weak self] _ in self?.render() }.addTo(bag)
-        modal.modal.observe { [weak self] _ in self?.render() }.addTo(bag)
+        flow.stack.top.observe { [weak self] _ in self?.render() }.addTo(bag)
+        flow.modal.modal.observe { [weak self] _ in self?.render() }.addTo(bag)
     }
 
     /// The screen the user sees: the modal if one is shown, else the top of the stack.
-    private var visible: Screen? { modal.modal.current ?? stack.top.current }
+    private var visible: Screen? { flow.modal.modal.current ?? flow.stack.top.current }
 
     func render() {
-        guard let screen = visible as? TextScreen else { return }
+        // Once the program has said its last words, screens closing behind them are not drawn.
+        guard !finished, let screen = visible as? TextScreen else { return }
         write("\n── \(screen.name) ──\n\(screen.body)\n> ")
     }
 
@@ -33,8 +35,8 @@ final class Terminal {
         case "help":
             write("Commands depend on the screen; quit leaves at any time.\n> ")
         default:
-            guard let handler = visible?.owner as? CommandHandling else { return write("nothing to do here\n> ") }
-            if let error = handler.handle(command, argument) { write("! \(error)\n> ") }
+            guard let screen = visible as? TextScreen else { return write("nothing to do here\n> ") }
+            if let error = screen.model.handle(command, argument) { write("! \(error)\n> ") }
         }
     }
 
@@ -45,6 +47,8 @@ final class Terminal {
 
     /// Prints `text` and stops the loop: the program ends.
     func finish(_ text: String) {
+        guard !finished else { return }
+        finished = true
         write("\n\(text)\n")
         MainLoop.main.stop()
     }

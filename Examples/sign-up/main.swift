@@ -1,7 +1,9 @@
 // sign-up — a terminal sign-up flow built from headless coordinators, in owner mode.
 //
-// Each step is a coordinator whose screen is rendered as text; typed commands go to the coordinator on screen.
-// A route deep link (JSON, from a file) jumps straight into a nested step. Run it with:
+// Each step is a coordinator whose screen is rendered as text; typed commands go to the screen's view model, which
+// navigates with typed actions (carrying the email in a bundle) through its coordinator's navigator. A route deep
+// link (JSON, from a file; each item's data is the bundle its step reads) jumps straight into a nested step. Run it
+// with:
 //
 //     swift run --package-path Examples sign-up
 //     swift run --package-path Examples sign-up --route Examples/sign-up/confirm-route.json
@@ -25,13 +27,13 @@ if let flag = arguments.firstIndex(of: "--route") {
         exit(2)
     }
     do {
-        try registry.perform(try Route(json: json), from: nil, stack: terminal.stack, modal: terminal.modal)
+        try registry.perform(try Route(json: json), from: nil, stack: terminal.flow.stack, modal: terminal.flow.modal)
     } catch {
         FileHandle.standardError.write(Data("sign-up: route rejected: \(error)\n".utf8))
         exit(2)
     }
 } else {
-    SignUpCoordinator().start(presentation: .push(terminal.stack))
+    SignUpCoordinator().start(presentation: .push(terminal.flow.stack))
 }
 
 // Typed lines arrive on a thread of their own and are posted into the loop; end of input stops it.

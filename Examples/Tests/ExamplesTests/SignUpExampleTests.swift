@@ -13,17 +13,22 @@ struct SignUpExampleTests {
         try await session.waitFor("── Email ──")
         try session.type("email not-an-address")
         try await session.waitFor("! 'not-an-address' is not an email address")
-        try session.type("email ada@example.com")
-        try await session.waitFor("── Password ──")
+        // The email view model's action carries the typed address in a bundle; the password step's view model
+        // reads it with its spec and shows it: a different address each time proves it is the value just typed.
+        try session.type("email grace@example.org")
+        try await session.waitFor("Choose a password for grace@example.org.")
         try session.type("back")
         try await session.waitFor("(password step cancelled)")
         try await session.waitFor("── Email ──", occurrences: 2)
         try session.type("email ada@example.com")
-        try await session.waitFor("── Password ──", occurrences: 2)
+        try await session.waitFor("Choose a password for ada@example.com.")
+        #expect(try session.screen().components(separatedBy: "── Password ──").count - 1 == 2)
         try session.type("password short")
         try await session.waitFor("! a password needs at least 8 characters")
         try session.type("password correct-horse")
+        // The password view model's action carries the email on to the modal confirmation.
         try await session.waitFor("Create an account for ada@example.com?")
+        #expect(try !session.screen().contains("Create an account for grace@example.org?"))
         try session.type("no")
         try await session.waitFor("(confirmation dismissed)")
         try session.type("password correct-horse")
@@ -45,6 +50,24 @@ struct SignUpExampleTests {
         let screen = try await session.waitFor("exit=")
         #expect(screen.contains("Bye."))
         #expect(screen.contains("exit=0"))
+    }
+
+    @Test func aRouteItemWhoseBundleLacksTheEmailIsRejectedNamingTheRow() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("no-email-route-\(UUID()).json")
+        let route = #"""
+            {"coordinatorPath": {"id": "sign-up", "items": [
+                {"id": "sign-up", "present": "push", "data": {}},
+                {"id": "password", "present": "push", "data": {}}
+            ]}}
+            """#
+        try Data(route.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = try TmuxSession(product: "sign-up", arguments: ["--route", file.path])
+        let screen = try await session.waitFor("exit=")
+        #expect(screen.contains(#"route rejected: coordinator "password" could not be built from its data"#))
+        #expect(screen.contains(#"Row "email" is missing"#), "the step's view model reads the email from its bundle")
+        #expect(screen.contains("exit=2"))
+        #expect(!screen.contains("── Email ──"), "all or nothing: no step was shown")
     }
 
     @Test func aMalformedRouteIsRejectedWithItsTypedErrorAndExitStatus2() async throws {

@@ -9,6 +9,8 @@ import Testing
 /// program fails the test instead of hanging it; the assertions are about what the screen shows, not how fast.
 final class TmuxSession {
     let name: String
+    /// The socket of this session's own tmux server (see ``tmux(_:)``).
+    private var socket: String { FileManager.default.temporaryDirectory.appendingPathComponent(name).path }
 
     /// Starts `product` with `arguments` in a new detached session of `columns` × `rows`.
     ///
@@ -26,35 +28,37 @@ final class TmuxSession {
         let command = ([binary] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let after = afterExit.isEmpty ? "" : " \(afterExit);"
         // `; sleep 30` keeps the pane (and what the program printed last) readable after it exits.
-        try Self.tmux([
+        try tmux([
             "new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)",
             "\(command); echo exit=$?;\(after) sleep 30",
         ])
     }
 
     deinit {
-        _ = try? Self.tmux(["kill-session", "-t", name])
+        _ = try? tmux(["kill-session", "-t", name])
+        // The server leaves its socket file behind; a server per session would otherwise litter the tmux directory.
+        try? FileManager.default.removeItem(atPath: socket)
     }
 
     /// Types `line` and presses Enter.
     func type(_ line: String) throws {
         try press(line)
-        try Self.tmux(["send-keys", "-t", name, "Enter"])
+        try tmux(["send-keys", "-t", name, "Enter"])
     }
 
     /// Presses the keys of `keys`, one by one, without Enter.
     func press(_ keys: String) throws {
-        try Self.tmux(["send-keys", "-t", name, "-l", keys])
+        try tmux(["send-keys", "-t", name, "-l", keys])
     }
 
     /// Presses a key by its tmux name, such as `C-c`.
     func pressNamed(_ key: String) throws {
-        try Self.tmux(["send-keys", "-t", name, key])
+        try tmux(["send-keys", "-t", name, key])
     }
 
     /// What the pane shows; with `scrollback`, also the 200 lines above it.
     func screen(scrollback: Bool = true) throws -> String {
-        try Self.tmux(["capture-pane", "-p", "-t", name] + (scrollback ? ["-S", "-200"] : []))
+        try tmux(["capture-pane", "-p", "-t", name] + (scrollback ? ["-S", "-200"] : []))
     }
 
     /// Waits until the screen contains `text`; returns the screen.
@@ -84,14 +88,24 @@ final class TmuxSession {
         return last
     }
 
-    /// Runs a tmux command and returns what it printed. Only `capture-pane` output is read: a command that starts
-    /// the tmux server would hand it the pipe, and reading to its end would then never finish.
+    /// Runs a tmux command on this session's own server and returns what it printed. Only `capture-pane` output is
+    /// read: a command that starts the tmux server would hand it the pipe, and reading to its end would then never
+    /// finish.
+    ///
+    /// Each session has a server of its own (`-S <socket>`). On the shared default server a test once read an empty
+    /// pane for its whole deadline (one run in four, while several worktrees ran tmux tests), most likely because
+    /// another session's end shut the server down as this one started; a server per session has nothing to race.
     @discardableResult
-    static func tmux(_ arguments: [String]) throws -> String {
+    private func tmux(_ arguments: [String]) throws -> String {
         let reads = arguments.first == "capture-pane"
         let child: ChildProcess
         do {
-            child = try ChildProcess("tmux", arguments, searchPath: true, standardOutput: reads ? .capture : .discard)
+            child = try ChildProcess(
+                "tmux",
+                ["-S", socket] + arguments,
+                searchPath: true,
+                standardOutput: reads ? .capture : .discard
+            )
         } catch {
             throw LineClient.Failure(
                 description: "tmux could not be started (\(error)); the README's set-up command installs it"
