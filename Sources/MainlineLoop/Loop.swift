@@ -153,6 +153,16 @@ public protocol Loop: AnyObject, Sendable {
         label: StaticString,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask
+
+    /// What the loop holds and has done now: pending posts, timers (with their labels), settle notifications, the
+    /// iteration and phase it is in, its counters, its state and ``now``. Must be called on the main actor.
+    ///
+    /// Loops that keep no such books (the default implementation) report their ``now`` only, as `running`, with
+    /// everything else empty or zero. From other threads use the `async` ``snapshot()-4fq0b``.
+    ///
+    /// - Returns: The snapshot; see ``LoopSnapshot`` for how to read it.
+    @MainActor
+    func snapshot() -> LoopSnapshot
 }
 
 extension Loop {
@@ -198,6 +208,33 @@ extension Loop {
         _ body: @escaping @MainActor () -> Void
     ) -> ScheduledTask {
         schedule(after: delay, body)
+    }
+
+    /// A snapshot with ``now`` only: the default for loops that keep no books. See ``Loop/snapshot()-5r4p2``.
+    ///
+    /// - Returns: A `running` snapshot of ``now``, named after the loop's type, with no pending work, no timers and
+    ///   zero counters.
+    @MainActor
+    public func snapshot() -> LoopSnapshot {
+        LoopSnapshot(loop: "\(Self.self)", state: .running, now: now)
+    }
+
+    /// Takes ``Loop/snapshot()-5r4p2`` on the main actor, from any thread.
+    ///
+    /// Thread-safe. Hops onto the main actor — which the main loop serves in every hosting mode, so the snapshot is
+    /// taken inside the loop, between or during its phases — and returns what the loop holds there. Use it from a
+    /// SwiftNIO thread, a background task, a debugging endpoint. It works on a stopped loop too (the snapshot says
+    /// `stopped`). A loop whose main actor is blocked (a callback that never returns) answers when it unblocks.
+    ///
+    /// ```swift
+    /// // On a NIO event loop, answering a DEBUG command:
+    /// let promise = context.eventLoop.makePromise(of: String.self)
+    /// promise.completeWithTask { await MainLoop.main.snapshot().description }
+    /// ```
+    ///
+    /// - Returns: The snapshot.
+    public nonisolated func snapshot() async -> LoopSnapshot {
+        await MainActor.run { self.snapshot() }
     }
 
     /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.
