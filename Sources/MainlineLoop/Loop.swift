@@ -157,8 +157,18 @@ public protocol Loop: AnyObject, Sendable {
     /// What the loop holds and has done now: pending posts, timers (with their labels), settle notifications, the
     /// iteration and phase it is in, its counters, its state and ``now``. Must be called on the main actor.
     ///
+    /// From any other thread, in async code, `await loop.snapshot()`: the call hops onto the main actor — which the
+    /// main loop serves in every hosting mode, so the snapshot is taken inside the loop — and works on a stopped loop
+    /// too. A loop whose main actor is blocked answers once it is free again.
+    ///
+    /// ```swift
+    /// // On a SwiftNIO event loop, answering a DEBUG command:
+    /// let promise = context.eventLoop.makePromise(of: String.self)
+    /// promise.completeWithTask { await MainLoop.main.snapshot().description }
+    /// ```
+    ///
     /// Loops that keep no such books (the default implementation) report their ``now`` only, as `running`, with
-    /// everything else empty or zero. From other threads use the `async` ``snapshot()-4fq0b``.
+    /// everything else empty or zero.
     ///
     /// - Returns: The snapshot; see ``LoopSnapshot`` for how to read it.
     @MainActor
@@ -210,31 +220,13 @@ extension Loop {
         schedule(after: delay, body)
     }
 
-    /// A snapshot with ``now`` only: the default for loops that keep no books. See ``Loop/snapshot()-5r4p2``.
+    /// A snapshot with ``now`` only: the default for loops that keep no books. See ``Loop/snapshot()``.
     ///
     /// - Returns: A `running` snapshot of ``now``, named after the loop's type, with no pending work, no timers and
     ///   zero counters.
     @MainActor
     public func snapshot() -> LoopSnapshot {
         LoopSnapshot(loop: "\(Self.self)", state: .running, now: now)
-    }
-
-    /// Takes ``Loop/snapshot()-5r4p2`` on the main actor, from any thread.
-    ///
-    /// Thread-safe. Hops onto the main actor — which the main loop serves in every hosting mode, so the snapshot is
-    /// taken inside the loop, between or during its phases — and returns what the loop holds there. Use it from a
-    /// SwiftNIO thread, a background task, a debugging endpoint. It works on a stopped loop too (the snapshot says
-    /// `stopped`). A loop whose main actor is blocked (a callback that never returns) answers when it unblocks.
-    ///
-    /// ```swift
-    /// // On a NIO event loop, answering a DEBUG command:
-    /// let promise = context.eventLoop.makePromise(of: String.self)
-    /// promise.completeWithTask { await MainLoop.main.snapshot().description }
-    /// ```
-    ///
-    /// - Returns: The snapshot.
-    public nonisolated func snapshot() async -> LoopSnapshot {
-        await MainActor.run { self.snapshot() }
     }
 
     /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.

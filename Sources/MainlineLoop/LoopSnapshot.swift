@@ -3,8 +3,8 @@
 ///
 /// `LoopSnapshot` is a value type; all operations on it are thread-safe.
 ///
-/// Take one with ``Loop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`), with
-/// `await MainLoop.main.snapshot()` from any other thread, or with ``EventLoop/snapshot()`` from anywhere. Its
+/// Take one with ``Loop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async code
+/// with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
 /// ``description`` is meant for an operator: one line per timer, soonest first, deadlines relative to ``now``.
 ///
 /// ```swift

@@ -3,8 +3,10 @@ extension MainLoop {
     /// is in, its counters, its state and ``now``. Must be called on the main actor.
     ///
     /// On the main actor — in a signal handler, a timer, posted work — the snapshot is taken at once, and its
-    /// ``LoopSnapshot/phase`` is the phase of the code that took it. From any other thread, `await` the
-    /// `nonisolated` ``Loop/snapshot()-4fq0b`` instead: it hops onto the main actor, which the loop serves.
+    /// ``LoopSnapshot/phase`` is the phase of the code that took it. From any other thread, in async code,
+    /// `await MainLoop.main.snapshot()`: the call hops onto the main actor, which the loop serves in every hosting
+    /// mode (and which still answers once the loop has stopped). From code that cannot `await`, post:
+    /// `MainLoop.main.post { log(MainLoop.main.snapshot()) }`.
     ///
     /// ```swift
     /// MainLoop.main.onSignal(.sigusr1) { _ in
