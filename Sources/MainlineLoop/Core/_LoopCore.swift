@@ -80,8 +80,8 @@ package final class _LoopCore {
         -> ScheduledTask
     {
         // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
-        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .labelling(.once(body), label))
-        return insert(task)
+        let body = ScheduledTask.Body.labelling(.once(body), label)
+        return insert(ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: body))
     }
 
     package func scheduleRepeating(
@@ -91,8 +91,8 @@ package final class _LoopCore {
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .labelling(.repeating(body), label))
-        return insert(task)
+        let body = ScheduledTask.Body.labelling(.repeating(body), label)
+        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: body))
     }
 
     /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
