@@ -5,7 +5,7 @@ extension TestLoop {
     /// iteration and phase it is in, its counters, its state and ``now``. Must be called on the main actor.
     ///
     /// The same snapshot `MainLoop.snapshot()` takes, from the same scheduling core: a test states exact values.
-    /// ``LoopSnapshot/state`` is `running` until ``stop()``, `stopping` until a step has shut the loop down, then
+    /// `LoopSnapshot.state` is `running` until ``stop()``, `stopping` until a step has shut the loop down, then
     /// `stopped`.
     ///
     /// ```swift
