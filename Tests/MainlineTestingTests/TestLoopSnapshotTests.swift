@@ -165,6 +165,26 @@ struct TestLoopSnapshotTests {
         )
     }
 
+    @Test func theReadmesSignalHandlerLogsTheSnapshot() {
+        var log: [String] = []
+        loop.scheduleRepeating(every: .seconds(1), label: "heartbeat") { _ in }
+        loop.onSignal(.sigusr1) { _ in log.append("\(loop.snapshot())") }
+        loop.advance(by: .milliseconds(1_750))
+        loop.raise(.sigusr1)
+        loop.runUntilIdle()
+        #expect(
+            log == [
+                """
+                TestLoop: running, iteration 2 (posts), now 1.750 s
+                  posts: 0 pending, 0 run, 0 rejected, 0 discarded
+                  settle: 0 pending, 0 delivered
+                  timers: 1 scheduled, 1 fired
+                    in 0.250 s  heartbeat  every 1.000 s, fired 1
+                """
+            ]
+        )
+    }
+
     @Test func theAsyncSnapshotFromAnotherTaskSeesWhatTheMainActorSees() async {
         loop.schedule(after: .seconds(1), label: "timeout") {}
         let snapshot = await Task.detached { [loop] in await loop.snapshot() }.value
