@@ -49,7 +49,8 @@ package final class _LoopCore {
     var dropSources: [_DropSource] = []
     /// Whether a measured phase is running.
     var isMeasuring = false
-    /// The phase running now and the counters a snapshot reports (see `_LoopCore+Snapshot.swift`).
+    /// The phase running now and the counters a snapshot reports (see `_LoopCore+Snapshot.swift`); protected by the
+    /// main actor.
     var progress = _LoopProgress()
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []

@@ -14,6 +14,8 @@ extension MainLoop {
     /// }
     /// ```
     ///
+    /// Taking a snapshot never attaches an idle loop (see ``attachAsGuest()``): it reports `idle`.
+    ///
     /// - Returns: The snapshot; ``LoopSnapshot/state`` is this loop's ``state``.
     /// - Complexity: O(t log t + s) in the scheduled timers and the pending settle notifications. Taking no
     ///   snapshot costs the loop nothing beyond a marker write per phase and a counter add per phase.

@@ -4,6 +4,16 @@ import Testing
 @testable import MainlineLoop
 
 extension GuestModeTests {
+    @Test func aSnapshotOfAnIdleLoopSaysIdleAndLeavesItIdle() async {
+        let loop = MainLoop()
+        let snapshot = await loop.snapshot()
+        #expect(snapshot.state == .idle)
+        #expect(snapshot.phase == .waiting)
+        #expect(loop.state == .idle)
+        loop.stop()
+        await loop.waitUntilStopped()
+    }
+
     @Test func aSnapshotOnTheLoopShowsGuestStateThePostPhaseWaitingPostsAndLabelledTimers() async {
         let loop = MainLoop()
         loop.attachAsGuest()
