@@ -21,7 +21,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        // The lazy events' pending flag (not `Synchronization`, whose Mutex misleads ThreadSanitizer here).
+        // The lazy events' pending flag and an EventLoop's snapshot counters (not `Synchronization`, whose Mutex
+        // misleads ThreadSanitizer here).
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // Loop metrics (MainlineLoop) and the loop as a service (MainlineServiceLifecycle).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -43,6 +44,8 @@ let package = Package(
                 "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                // An EventLoop's snapshot counters, read from other threads without a lock on the loop's hot path.
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         .target(
