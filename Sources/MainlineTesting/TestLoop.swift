@@ -57,7 +57,7 @@ public final class TestLoop: Loop {
     ///   `LoopBudgets.maxPendingPosts` posts.
     @discardableResult
     public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.posts.enqueue(body).postResult == .accepted
+        core.post(body).postResult == .accepted
     }
 
     /// Queues `body` to run at the next step, or says why it will not: the loop is full
@@ -66,7 +66,7 @@ public final class TestLoop: Loop {
     /// - Parameter body: The work to run.
     /// - Returns: What became of `body`.
     public nonisolated func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        core.posts.enqueue(body).postResult
+        core.post(body).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.

@@ -11,6 +11,8 @@ import Logging
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
     package nonisolated let posts: _PostQueue
+    /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
+    package nonisolated let serviceContext = _ServiceContextSwitch()
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
@@ -77,6 +79,7 @@ package final class _LoopCore {
     )
         -> ScheduledTask
     {
+        let body = serviceContext.carry(timer: body)
         // A label rides in the body, as for posts: unlabelled timers (and the task object) stay as they were.
         let labelled: @MainActor () -> Void
         if let label {
@@ -98,6 +101,7 @@ package final class _LoopCore {
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
+        let body = serviceContext.carry(repeating: body)
         let labelled: @MainActor (ScheduledTask) -> Void
         if let label {
             labelled = { [unowned self] task in
@@ -118,7 +122,8 @@ package final class _LoopCore {
         label: StaticString,
         _ body: @escaping @MainActor @Sendable () -> Void
     ) -> _PostQueue.EnqueueResult {
-        posts.enqueue { [unowned self] in
+        let body = serviceContext.carry(post: body)
+        return posts.enqueue { [unowned self] in
             monitor?.relabel(label)
             body()
         }

@@ -115,7 +115,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
     public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        accept(core.posts.enqueue(body))
+        accept(core.post(body))
     }
 
     /// Starts the loop for a post that found no waker installed yet (the loop is idle), and says what became of it.
