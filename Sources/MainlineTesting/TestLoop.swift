@@ -2,8 +2,9 @@ import MainlineLoop
 
 /// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
 ///
-/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)`` and
-/// ``stop()``, which any thread may call (what they ask for waits until the test steps the loop).
+/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)``,
+/// ``stop()`` and ``propagatesServiceContext``, which any thread may call (what they ask for waits until the test
+/// steps the loop).
 ///
 /// It runs the same scheduling core as `MainLoop` — the same timer ordering, post budget and settle rounds —
 /// but time starts at `LoopInstant.zero` and moves only when the test says so:

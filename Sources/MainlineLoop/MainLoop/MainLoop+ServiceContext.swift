@@ -24,8 +24,8 @@ extension MainLoop {
     ///
     /// - Complexity: Off, a post costs one relaxed load of a flag more, and nothing else: it reads no task-local and
     ///   allocates nothing. On, a post reads a task-local (12–20 ns measured) and, only when a context is current,
-    ///   allocates one closure that wraps the body. That difference is why this is a switch: see the "Tracing across
-    ///   the loop" article.
+    ///   allocates one closure that wraps the body. That difference is why this is a switch: see
+    ///   <doc:TracingAcrossTheLoop>.
     public var propagatesServiceContext: Bool {
         get { core.serviceContext.isOn }
         set { core.serviceContext.isOn = newValue }
