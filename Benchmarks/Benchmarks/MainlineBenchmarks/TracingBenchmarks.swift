@@ -10,7 +10,8 @@ private enum BenchTraceIDKey: ServiceContextKey {
 /// 12. What carrying the poster's `ServiceContext` costs a post: the post-throughput workload (1,000,000 posts from
 /// one producer, then wait for the last job) on `MainLoop.main`, with `propagatesServiceContext` off or on, and with
 /// no context or a context current on the producer thread. Off must cost nothing; on with no context costs the
-/// task-local read; on with a context also costs the wrapping closure (one allocation per post).
+/// task-local read; on with a context also costs the wrapping closure (one allocation per post) and the binding on
+/// the loop thread. `mallocCountTotal` counts allocations per iteration (all threads) to show which cases allocate.
 func registerTracingBenchmarks() {
     var request = ServiceContext.topLevel
     request[BenchTraceIDKey.self] = "request-1"
@@ -24,7 +25,7 @@ func registerTracingBenchmarks() {
         Benchmark(
             "Tracing, post throughput: Mainline \(name)",
             configuration: .init(
-                metrics: [.wallClock, .throughput],
+                metrics: [.wallClock, .throughput, .mallocCountTotal],
                 timeUnits: .nanoseconds,
                 warmupIterations: 2,
                 scalingFactor: .mega,

@@ -19,7 +19,8 @@ extension EventLoop {
     /// ```
     ///
     /// - Complexity: Off, a post costs one relaxed load of a flag more and allocates nothing. On, a post reads a
-    ///   task-local and, only when a context is current, allocates one closure that wraps the body.
+    ///   task-local and, only when a context is current, wraps the body: a closure, and a task-local binding around
+    ///   the body when it runs.
     public var propagatesServiceContext: Bool {
         get { serviceContext.isOn }
         set { serviceContext.isOn = newValue }
