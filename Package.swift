@@ -121,7 +121,13 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineTestingTests",
-            dependencies: ["MainlineTesting", .product(name: "Instrumentation", package: "swift-distributed-tracing")]
+            dependencies: [
+                "MainlineTesting",
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // A real tracer, for a trace that continues on the loop.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
         ),
         .testTarget(
             name: "MainlineEventsTests",

@@ -46,9 +46,9 @@ struct TestLoopServiceContextTests {
 
     @Test func eachPostCarriesItsOwnPostersContextAndNoneLeaksIntoTheNext() {
         let seen = seen
-        ServiceContext.withValue(context(traceID: "a")) { loop.post { seen.traceIDs.append(currentTraceID) } }
+        ServiceContext.withValue(context(traceID: "a")) { _ = loop.post { seen.traceIDs.append(currentTraceID) } }
         loop.post { seen.traceIDs.append(currentTraceID) }
-        ServiceContext.withValue(context(traceID: "b")) { loop.post { seen.traceIDs.append(currentTraceID) } }
+        ServiceContext.withValue(context(traceID: "b")) { _ = loop.post { seen.traceIDs.append(currentTraceID) } }
         loop.runIteration()
         #expect(seen.traceIDs == ["a", nil, "b"])
         #expect(currentTraceID == nil)
@@ -58,7 +58,7 @@ struct TestLoopServiceContextTests {
         let seen = seen
         let loop = loop
         ServiceContext.withValue(context(traceID: "request-2")) {
-            loop.post {
+            _ = loop.post {
                 loop.schedule(after: .milliseconds(10)) { seen.traceIDs.append("once: \(currentTraceID ?? "none")") }
                 loop.schedule(after: .milliseconds(20), label: "labelled") {
                     seen.traceIDs.append("labelled: \(currentTraceID ?? "none")")
