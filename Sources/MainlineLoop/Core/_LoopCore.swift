@@ -11,6 +11,8 @@ import Logging
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
     package nonisolated let posts: _PostQueue
+    /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
+    package nonisolated let serviceContext = _ServiceContextSwitch()
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
@@ -80,9 +82,10 @@ package final class _LoopCore {
     )
         -> ScheduledTask
     {
+        let body = serviceContext.carry(timer: body)
         // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
-        let body = ScheduledTask.Body.labelling(.once(body), label)
-        return insert(ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: body))
+        let labelledBody = ScheduledTask.Body.labelling(.once(body), label)
+        return insert(ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: labelledBody))
     }
 
     package func scheduleRepeating(
@@ -92,8 +95,9 @@ package final class _LoopCore {
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let body = ScheduledTask.Body.labelling(.repeating(body), label)
-        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: body))
+        let body = serviceContext.carry(repeating: body)
+        let labelledBody = ScheduledTask.Body.labelling(.repeating(body), label)
+        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: labelledBody))
     }
 
     /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
@@ -103,7 +107,8 @@ package final class _LoopCore {
         label: StaticString,
         _ body: @escaping @MainActor @Sendable () -> Void
     ) -> _PostQueue.EnqueueResult {
-        posts.enqueue { [unowned self] in
+        let body = serviceContext.carry(post: body)
+        return posts.enqueue { [unowned self] in
             monitor?.relabel(label)
             body()
         }
