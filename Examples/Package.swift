@@ -34,7 +34,10 @@ let package = Package(
         // A terminal sign-up flow of coordinators, with a route deep link.
         .executableTarget(
             name: "sign-up",
-            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "sign-up",
             exclude: ["confirm-route.json"]
         ),
