@@ -57,7 +57,10 @@ let package = Package(
         // A live terminal table of worker jobs from a data source tree, redrawn by replaying change sets.
         .executableTarget(
             name: "dashboard",
-            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "dashboard"
         ),
         // Every example, run as a user runs it: in a terminal under tmux, or over real TCP connections.
