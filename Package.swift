@@ -21,11 +21,16 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        // The lazy events' pending flag (not `Synchronization`, whose Mutex misleads ThreadSanitizer here).
+        // The lazy events' pending flag, an EventLoop's snapshot counters and the loops' context switch (not
+        // `Synchronization`, whose Mutex misleads ThreadSanitizer here).
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // Loop metrics (MainlineLoop) and the loop as a service (MainlineServiceLifecycle).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // `ServiceContext` (module ServiceContextModule, in the Instrumentation product), carried by posts and timers.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // Tests only: the loop's timers rendered by the real Prometheus exposition. Library users never fetch it.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
@@ -43,6 +48,10 @@ let package = Package(
                 "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path)
+                // and the loop's "carry the service context" switch, read on every post.
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         .target(
@@ -98,6 +107,8 @@ let package = Package(
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(
@@ -109,7 +120,16 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "MainlineTestingTests", dependencies: ["MainlineTesting"]),
+        .testTarget(
+            name: "MainlineTestingTests",
+            dependencies: [
+                "MainlineTesting",
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // A real tracer, for a trace that continues on the loop.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .testTarget(
             name: "MainlineEventsTests",
             dependencies: [

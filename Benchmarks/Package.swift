@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         // The no-op metrics handler, for the instrumentation group.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // `ServiceContext`, for the tracing group.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .executableTarget(
@@ -29,6 +31,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // `DispatchQueue` as an OpenCombine scheduler, for the subject peer's `receive(on:)`.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ],

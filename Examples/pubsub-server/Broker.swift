@@ -11,6 +11,10 @@ final class Broker {
     /// At most this many topics exist at once; a `SUB` or `PUB` that would create one more gets `ERR`.
     static let maximumTopics = 10_000
 
+    /// How long a client that holds no subscription may complete no command line before it is closed.
+    let idleTimeout: Duration
+    /// At most this many clients are connected at once; the next one gets `ERR server full` and is closed.
+    let maximumClients: Int
     private var topics: [String: InitializedSubject<Publication?>] = [:]
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
     private var nextClientID = 0
@@ -21,15 +25,37 @@ final class Broker {
     private var isShuttingDown = false
     private var allClosed: CheckedContinuation<Void, Never>?
 
+    /// A broker with no topics and no clients.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: How long a client that holds no subscription may complete no command line (`--idle-timeout-s`).
+    ///   - maximumClients: How many clients may be connected at once (`--max-clients`).
+    init(idleTimeout: Duration = .seconds(300), maximumClients: Int = 10_000) {
+        self.idleTimeout = idleTimeout
+        self.maximumClients = maximumClients
+    }
+
     // MARK: From the network (posted by SwiftNIO threads)
 
+    /// A client connected: it gets a ``ClientConnection``, unless the server is full or shutting down.
     func connected(_ channel: any Channel) {
         guard !isShuttingDown else {
             channel.close(promise: nil)
             return
         }
+        guard clients.count < maximumClients else {
+            // Never a client: no view model, no idle clock. Its commands and its disconnection find no client.
+            channel.writeAndFlush(ByteBuffer(string: "ERR server full\n")).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+            return
+        }
         nextClientID += 1
-        clients[ObjectIdentifier(channel)] = ClientConnection(id: nextClientID, channel: channel)
+        clients[ObjectIdentifier(channel)] = ClientConnection(
+            id: nextClientID,
+            channel: channel,
+            idleTimeout: idleTimeout
+        )
     }
 
     func disconnected(_ channel: ObjectIdentifier) {
@@ -44,6 +70,7 @@ final class Broker {
 
     func received(_ line: Result<Command, Command.ParseError>, from channel: ObjectIdentifier) {
         guard let client = clients[channel] else { return }
+        client.noteCommand()
         switch line {
         case .failure(let error):
             client.viewModel.reply("ERR \(error)")

@@ -10,6 +10,9 @@ import NIOCore
 /// again and the mailbox drains.
 ///
 /// Lines sent while resumed are gathered and handed to SwiftNIO once per loop iteration, in the settle phase.
+///
+/// A client that completes no command line for the idle timeout and holds no subscription is told
+/// `BYE idle for N s` and closed (``IdleTimer``); a subscriber is never idle, however long it stays silent.
 @MainActor
 final class ClientConnection {
     static let highWater = 64 * 1_024
@@ -22,9 +25,16 @@ final class ClientConnection {
     private var inFlight = 0
     private var flusher: CoalescingCallback?
     private var closeWhenFlushed = false
+    private var idleTimer: IdleTimer?
     private(set) var isClosed = false
 
-    init(id: Int, channel: any Channel) {
+    /// Binds a new client's view model to the connection and resumes it; the idle clock starts now.
+    ///
+    /// - Parameters:
+    ///   - id: The client's number, for its view model.
+    ///   - channel: The client's SwiftNIO channel.
+    ///   - idleTimeout: How long the client may complete no command line while holding no subscription.
+    init(id: Int, channel: any Channel, idleTimeout: Duration) {
         self.channel = channel
         self.viewModel = ClientViewModel(id: id)
         flusher = CoalescingCallback { [weak self] in self?.flush() }
@@ -42,6 +52,24 @@ final class ClientConnection {
             ]
         }
         manager?.hostDidAppear()
+        idleTimer = IdleTimer(timeout: idleTimeout) { [weak self] in self?.idle() }
+    }
+
+    /// The client completed a command line (valid or not): it is not idle.
+    func noteCommand() {
+        idleTimer?.noteActivity()
+    }
+
+    /// The client has completed no command line for the idle timeout. A client that holds no subscription is told
+    /// why and closed; one that is already closing and still has not taken what was queued for it (it stopped
+    /// reading) is closed now.
+    private func idle() {
+        if closeWhenFlushed {
+            closeNow()
+        } else if viewModel.subscriptions.isEmpty {
+            viewModel.reply("BYE idle for \(idleTimer?.timeout.components.seconds ?? 0) s")
+            close()
+        }
     }
 
     /// Sends what is queued, then closes: for `QUIT`, and for every client at shutdown. Stops reading the client.
@@ -64,6 +92,8 @@ final class ClientConnection {
     /// The client went away: clears the view model (its subscriptions end) and forgets the connection.
     func disconnected() {
         isClosed = true
+        idleTimer?.cancel()
+        idleTimer = nil
         flusher?.cancel()
         flusher = nil
         manager?.unbind()

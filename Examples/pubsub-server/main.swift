@@ -15,9 +15,11 @@ import MainlineServiceLifecycle
 import ServiceLifecycle
 
 let usage = """
-    usage: pubsub-server [--port N] [--flush-deadline-ms N]
+    usage: pubsub-server [--port N] [--flush-deadline-ms N] [--idle-timeout-s N] [--max-clients N]
       --port N               TCP port on 127.0.0.1 (default 7420; 0 picks a free one)
       --flush-deadline-ms N  at shutdown, how long clients get to take what is queued (default 2000)
+      --idle-timeout-s N     close a client with no subscription after N s without a command line (default 300)
+      --max-clients N        clients connected at once; the next one gets ERR server full (default 10000)
     """
 
 /// The value of `--name N`, which must be a whole number in `range`; `value` when the flag is absent. Anything else
@@ -42,11 +44,13 @@ if CommandLine.arguments.contains("--help") {
 }
 let port = option("--port", in: 0...65_535, default: 7420)
 let flushDeadline = Duration.milliseconds(option("--flush-deadline-ms", in: 0...600_000, default: 2_000))
+let idleTimeout = Duration.seconds(option("--idle-timeout-s", in: 1...86_400, default: 300))
+let maximumClients = option("--max-clients", in: 1...1_000_000, default: 10_000)
 
 var logger = Logger(label: "pubsub-server")
 logger.logLevel = .notice
 
-let broker = Broker()
+let broker = Broker(idleTimeout: idleTimeout, maximumClients: maximumClients)
 let server = PubSubServer(port: port, flushDeadline: flushDeadline, broker: broker, logger: logger)
 // The loop service first: the group stops services in reverse order, so the server drains before the loop stops.
 let group = ServiceGroup(

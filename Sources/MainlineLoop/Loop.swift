@@ -153,6 +153,26 @@ public protocol Loop: AnyObject, Sendable {
         label: StaticString,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask
+
+    /// What the loop holds and has done now: pending posts, timers (with their labels), settle notifications, the
+    /// iteration and phase it is in, its counters, its state and ``now``. Must be called on the main actor.
+    ///
+    /// From any other thread, in async code, `await loop.snapshot()`: the call hops onto the main actor — which the
+    /// main loop serves in every hosting mode, so the snapshot is taken inside the loop — and works on a stopped loop
+    /// too. A loop whose main actor is blocked answers once it is free again.
+    ///
+    /// ```swift
+    /// // On a SwiftNIO event loop, answering a DEBUG command:
+    /// let promise = context.eventLoop.makePromise(of: String.self)
+    /// promise.completeWithTask { await MainLoop.main.snapshot().description }
+    /// ```
+    ///
+    /// Loops that keep no such books (the default implementation) report their ``now`` only, as `running`, with
+    /// everything else empty or zero.
+    ///
+    /// - Returns: The snapshot; see ``LoopSnapshot`` for how to read it.
+    @MainActor
+    func snapshot() -> LoopSnapshot
 }
 
 extension Loop {
@@ -198,6 +218,15 @@ extension Loop {
         _ body: @escaping @MainActor () -> Void
     ) -> ScheduledTask {
         schedule(after: delay, body)
+    }
+
+    /// A snapshot with ``now`` only: the default for loops that keep no books. See ``Loop/snapshot()``.
+    ///
+    /// - Returns: A `running` snapshot of ``now``, named after the loop's type, with no pending work, no timers and
+    ///   zero counters.
+    @MainActor
+    public func snapshot() -> LoopSnapshot {
+        LoopSnapshot(loop: "\(Self.self)", state: .running, now: now)
     }
 
     /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.

@@ -26,13 +26,19 @@ public struct LoopSignal: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let sigterm = LoopSignal(rawValue: SIGTERM)
     /// `SIGHUP`: hang-up, by convention "reload your configuration" for daemons.
     public static let sighup = LoopSignal(rawValue: SIGHUP)
+    /// `SIGUSR1`: user-defined; by convention here "log what the loop is doing" (see ``LoopSnapshot``).
+    public static let sigusr1 = LoopSignal(rawValue: SIGUSR1)
+    /// `SIGUSR2`: user-defined.
+    public static let sigusr2 = LoopSignal(rawValue: SIGUSR2)
 
-    /// The signal's name (`SIGINT`, `SIGTERM`, `SIGHUP`), or `signal N` for others.
+    /// The signal's name (`SIGINT`, `SIGTERM`, `SIGHUP`, `SIGUSR1`, `SIGUSR2`), or `signal N` for others.
     public var description: String {
         switch rawValue {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
         case SIGHUP: "SIGHUP"
+        case SIGUSR1: "SIGUSR1"
+        case SIGUSR2: "SIGUSR2"
         default: "signal \(rawValue)"
         }
     }

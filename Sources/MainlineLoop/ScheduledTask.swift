@@ -25,6 +25,17 @@ public final class ScheduledTask {
     enum Body {
         case once(@MainActor () -> Void)
         case repeating(@MainActor (ScheduledTask) -> Void)
+        /// A body scheduled with a label (for stall reports and snapshots). Indirect, so that the label lives in the
+        /// one box a labelled timer allocates (as its wrapping closure's context did before) and `Body` stays as wide
+        /// as a closure: unlabelled timers, and the task object, pay nothing for labels (checked by
+        /// `ScheduledTaskLayoutTests`).
+        indirect case labelled(StaticString, Body)
+
+        /// `body` with `label`, or `body` itself when there is no label.
+        static func labelling(_ body: Body, _ label: StaticString?) -> Body {
+            guard let label else { return body }
+            return .labelled(label, body)
+        }
     }
 
     /// The time between firings of a repeating task; `nil` for a task that fires once.
@@ -50,6 +61,12 @@ public final class ScheduledTask {
         self.deadline = deadline
         self.interval = interval
         self.body = body
+    }
+
+    /// The label the task was scheduled with, while it is still scheduled (its body holds the label); else `nil`.
+    var label: StaticString? {
+        guard case .labelled(let label, _) = body else { return nil }
+        return label
     }
 
     /// Whether the task will still fire (it has neither fired for the last time nor been cancelled).

@@ -2,8 +2,9 @@ import MainlineLoop
 
 /// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
 ///
-/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)`` and
-/// ``stop()``, which any thread may call (what they ask for waits until the test steps the loop).
+/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)``,
+/// ``stop()`` and ``propagatesServiceContext``, which any thread may call (what they ask for waits until the test
+/// steps the loop).
 ///
 /// It runs the same scheduling core as `MainLoop` — the same timer ordering, post budget and settle rounds —
 /// but time starts at `LoopInstant.zero` and moves only when the test says so:
@@ -57,7 +58,7 @@ public final class TestLoop: Loop {
     ///   `LoopBudgets.maxPendingPosts` posts.
     @discardableResult
     public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.posts.enqueue(body).postResult == .accepted
+        core.post(body).postResult == .accepted
     }
 
     /// Queues `body` to run at the next step, or says why it will not: the loop is full
@@ -66,7 +67,7 @@ public final class TestLoop: Loop {
     /// - Parameter body: The work to run.
     /// - Returns: What became of `body`.
     public nonisolated func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        core.posts.enqueue(body).postResult
+        core.post(body).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.
@@ -209,11 +210,11 @@ public final class TestLoop: Loop {
     /// rounds. After ``stop()``, the first step shuts the loop down instead.
     public func runIteration() {
         if core.posts.closed && !core.isShutDown {
-            postsRun += core.shutDown()
+            core.shutDown()
             return
         }
         core.runDueTimers(now: now)
-        postsRun += core.runPosts()
+        core.runPosts()
         core.runSettle()
         core.endIteration()
     }
@@ -322,7 +323,7 @@ public final class TestLoop: Loop {
     ///
     /// Code that promises to wake its loop a bounded number of times (a lazy event triggered from many threads, a
     /// mailbox) is tested by reading this before and after.
-    public private(set) var postsRun = 0
+    public var postsRun: Int { core.postsRun }
 
     /// The number of scheduled timers.
     public var scheduledTimerCount: Int { core.scheduledTimerCount }

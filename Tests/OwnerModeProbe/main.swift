@@ -122,6 +122,35 @@ case "signal":
     loop.run()
     MainActor.assumeIsolated { note("handled", signals.handled.joined(separator: ",")) }
 
+case "sigusr1-snapshot":
+    // What a service's SIGUSR1 does: the handler takes the loop's snapshot on the loop; a thread that is not the
+    // loop's awaits one (the hop runs as main-queue work, which owner mode drains inside an iteration).
+    @MainActor final class Seen { var inHandler: LoopSnapshot?; var fromTask: LoopSnapshot? }
+    let seen = Seen()
+    loop.onSignal(.sigusr1) { _ in
+        here.check()
+        seen.inHandler = loop.snapshot()
+        Task.detached {
+            let snapshot = await loop.snapshot()
+            await MainActor.run {
+                seen.fromTask = snapshot
+                loop.stop()
+            }
+        }
+    }
+    loop.post {
+        loop.schedule(after: .seconds(60), label: "far") {}
+        Thread.detachNewThread { kill(getpid(), SIGUSR1) }
+    }
+    loop.run()
+    MainActor.assumeIsolated {
+        for (name, snapshot) in [("handler", seen.inHandler), ("task", seen.fromTask)] {
+            note("\(name)State", snapshot.map { "\($0.state)" } ?? "none")
+            note("\(name)Phase", snapshot.map { "\($0.phase)" } ?? "none")
+            note("\(name)Timers", snapshot.map { $0.timers.map { $0.label ?? "-" }.joined(separator: ",") } ?? "none")
+        }
+    }
+
 case "sigterm-drain":
     // Owner mode's graceful shutdown: SIGTERM (through stopOnTerminationSignals) drains the loop the way
     // MainLoopService does: work already posted runs, then settle, then the shutdown hooks, then handles close.
@@ -173,7 +202,7 @@ case "run-in-task":
 default:
     let usage = """
         usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|burst-memory|event-loop-burst-memory|\
-        sigterm-drain-deadline|run-off-main-thread|run-in-task
+        sigterm-drain-deadline|run-off-main-thread|run-in-task|sigusr1-snapshot
 
         """
     FileHandle.standardError.write(usage.data(using: .utf8)!)

@@ -125,4 +125,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 11. What instrumentation (metrics, the stall watchdog) costs a post (InstrumentationBenchmarks.swift).
     registerInstrumentationBenchmarks()
+
+    // 12. What carrying the poster's ServiceContext costs a post, off and on (TracingBenchmarks.swift).
+    registerTracingBenchmarks()
 }

@@ -9,14 +9,20 @@ import Musl
 
 /// A TCP client of a line protocol on 127.0.0.1, with blocking calls, as `nc` would be.
 ///
-/// Reads give up after 30 seconds (a receive timeout), so that a broken server fails a test instead of hanging it;
-/// the tests assert what arrives, never how fast. Blocking calls run on threads of their own through ``offPool(_:)``.
+/// Reads give up after 30 seconds (a receive timeout, which ``receiveTimeout`` changes), so that a broken server fails
+/// a test instead of hanging it; the tests assert what arrives, never how fast. A test that must let time pass
+/// blocks on a read with a shorter receive timeout, never sleeps. Blocking calls run on threads of their own through ``offPool(_:)``.
 final class LineClient: @unchecked Sendable {  // used by one test thread at a time
     let fd: Int32
     private var received: [UInt8] = []
     /// Whether the server closed the connection (end of stream or reset), as opposed to a read timing out.
     private(set) var isClosedByServer = false
     private var readOffset = 0
+
+    /// How long a read waits for bytes before it gives up and returns `nil` (with ``isClosedByServer`` still false).
+    var receiveTimeout: Duration = .seconds(30) {
+        didSet { Self.setReceiveTimeout(receiveTimeout, on: fd) }
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -29,8 +35,7 @@ final class LineClient: @unchecked Sendable {  // used by one test thread at a t
         if var size = receiveBufferSize {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        Self.setReceiveTimeout(receiveTimeout, on: fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -45,6 +50,12 @@ final class LineClient: @unchecked Sendable {  // used by one test thread at a t
             Glibc.close(fd)
             throw Failure(description: "connect to 127.0.0.1:\(port): \(message)")
         }
+    }
+
+    private static func setReceiveTimeout(_ timeout: Duration, on fd: Int32) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit {
@@ -66,7 +77,8 @@ final class LineClient: @unchecked Sendable {  // used by one test thread at a t
         }
     }
 
-    /// The next line, without its line break; `nil` when the server closed the connection (or 30 s passed).
+    /// The next line, without its line break; `nil` when the server closed the connection (or ``receiveTimeout``
+    /// passed).
     func readLine() -> String? {
         while true {
             if let newline = received[readOffset...].firstIndex(of: UInt8(ascii: "\n")) {

@@ -84,6 +84,13 @@ package struct _DeadlineHeap<Timer> {
         for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 
+    /// The live timers with their deadlines, in the order they will fire: for snapshots.
+    ///
+    /// - Complexity: O(n log n); the heap is not changed.
+    package func liveTimersInFiringOrder(isLive: (Timer) -> Bool) -> [(deadline: Int64, timer: Timer)] {
+        entries.filter { isLive($0.timer) }.sorted { $0.firesBefore($1) }.map { ($0.deadline, $0.timer) }
+    }
+
     /// Empties the heap and returns every timer it held, live or dead, in no particular order.
     package mutating func removeAll() -> [Timer] {
         defer {

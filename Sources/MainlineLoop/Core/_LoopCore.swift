@@ -11,6 +11,8 @@ import Logging
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
     package nonisolated let posts: _PostQueue
+    /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
+    package nonisolated let serviceContext = _ServiceContextSwitch()
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
@@ -49,11 +51,14 @@ package final class _LoopCore {
     var dropSources: [_DropSource] = []
     /// Whether a measured phase is running.
     var isMeasuring = false
+    /// The phase running now and the counters a snapshot reports (see `_LoopCore+Snapshot.swift`); protected by the
+    /// main actor.
+    var progress = _LoopProgress()
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []
 
-    private let timers = _TimerQueue()
-    private let settleQueue = _SettleQueue()
+    let timers = _TimerQueue()
+    let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
     /// Jobs taken from `posts` and not yet run (protected by the main actor).
     private var batch = ContiguousArray<_PostQueue.Slot>()
@@ -77,18 +82,10 @@ package final class _LoopCore {
     )
         -> ScheduledTask
     {
-        // A label rides in the body, as for posts: unlabelled timers (and the task object) stay as they were.
-        let labelled: @MainActor () -> Void
-        if let label {
-            labelled = { [unowned self] in
-                monitor?.relabel(label)
-                body()
-            }
-        } else {
-            labelled = body
-        }
-        let task = ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: .once(labelled))
-        return insert(task)
+        let body = serviceContext.carry(timer: body)
+        // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
+        let labelledBody = ScheduledTask.Body.labelling(.once(body), label)
+        return insert(ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: labelledBody))
     }
 
     package func scheduleRepeating(
@@ -98,17 +95,9 @@ package final class _LoopCore {
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let labelled: @MainActor (ScheduledTask) -> Void
-        if let label {
-            labelled = { [unowned self] task in
-                monitor?.relabel(label)
-                body(task)
-            }
-        } else {
-            labelled = body
-        }
-        let task = ScheduledTask(deadline: now + interval, interval: interval, body: .repeating(labelled))
-        return insert(task)
+        let body = serviceContext.carry(repeating: body)
+        let labelledBody = ScheduledTask.Body.labelling(.repeating(body), label)
+        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: labelledBody))
     }
 
     /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
@@ -118,7 +107,8 @@ package final class _LoopCore {
         label: StaticString,
         _ body: @escaping @MainActor @Sendable () -> Void
     ) -> _PostQueue.EnqueueResult {
-        posts.enqueue { [unowned self] in
+        let body = serviceContext.carry(post: body)
+        return posts.enqueue { [unowned self] in
             monitor?.relabel(label)
             body()
         }
@@ -197,6 +187,7 @@ package final class _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
+        progress.phase = .timers
         guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
         return measured(instruments) { fireDueTimers(now: now) }
     }
@@ -215,12 +206,23 @@ package final class _LoopCore {
             fire(task, now: now)
             fired += 1
         }
+        progress.timersFired &+= fired
         return fired
     }
 
     private func fire(_ task: ScheduledTask, now: LoopInstant) {
         task.firings += 1
-        switch task.body {
+        guard let body = task.body else {
+            preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.state))")
+        }
+        fire(task, body, now: now)
+    }
+
+    private func fire(_ task: ScheduledTask, _ body: ScheduledTask.Body, now: LoopInstant) {
+        switch body {
+        case .labelled(let label, let body):
+            monitor?.relabel(label)
+            fire(task, body, now: now)
         case .once(let body):
             task.state = .fired
             task.body = nil
@@ -236,8 +238,6 @@ package final class _LoopCore {
             task.deadline = LoopInstant(nanoseconds: next)
             _ = timers.insert(task)  // inside the timer phase: the driver re-arms after the phase anyway
             body(task)
-        case nil:
-            preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.state))")
         }
     }
 
@@ -248,6 +248,7 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
+        progress.phase = .posts
         guard let instruments else { return _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) } }
         let ran = measured(instruments) { runPosts(limit: budgets.postsPerIteration) }
         instruments.postsRun += ran
@@ -278,12 +279,14 @@ package final class _LoopCore {
             job()
             ran += 1
         }
+        progress.postsRun &+= ran
         return ran
     }
 
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
+        progress.phase = .settle
         guard let instruments else {
             return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
         }
@@ -294,6 +297,7 @@ package final class _LoopCore {
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
+        progress.phase = .posts
         guard let instruments else { return _RunningLoop.with(owner) { signals.deliver(signal) } }
         monitor?.begin("signal")
         instruments.ranOtherWork = true
@@ -311,6 +315,7 @@ package final class _LoopCore {
 
     private func finalShutDown() -> Int {
         guard !isShutDown else { return 0 }
+        progress.phase = .stopping
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
         let ran = drainPosts(until: posts.closingDeadline)
         instruments?.postsRun += ran

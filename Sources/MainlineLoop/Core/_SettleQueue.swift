@@ -27,6 +27,13 @@ final class _SettleQueue {
     /// Whether anything is queued (a withdrawn entry counts until the loop passes it).
     var hasPending: Bool { entryCount > 0 }
 
+    /// How many notifications wait for delivery (withdrawn ones not counted), for a snapshot.
+    ///
+    /// - Complexity: O(n) in the entries queued.
+    var pendingCount: Int {
+        buckets.reduce(0) { $0 + $1.count(where: isLive) } + deferred.count(where: isLive)
+    }
+
     /// Marks `notification` pending. Returns `false` when it already was.
     func request(_ notification: SettleNotification) -> Bool {
         guard !notification.isPending else { return false }

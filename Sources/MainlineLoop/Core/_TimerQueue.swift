@@ -47,6 +47,22 @@ final class _TimerQueue {
             .takeRetainedValue()
     }
 
+    /// The scheduled timers in firing order, for a snapshot.
+    ///
+    /// - Complexity: O(n log n).
+    func snapshot() -> [LoopSnapshot.Timer] {
+        heap.liveTimersInFiringOrder(isLive: Self.isLive).map { entry in
+            let task = entry.timer.takeUnretainedValue()
+            return LoopSnapshot.Timer(
+                label: task.label.map { "\($0)" },
+                deadline: task.deadline,
+                interval: task.interval,
+                firings: task.firings,
+                skippedFirings: task.skippedFirings
+            )
+        }
+    }
+
     /// Cancels every task (used at shutdown).
     func cancelAll() {
         for entry in heap.removeAll() {

@@ -42,7 +42,11 @@ extension EventLoop {
     /// - Complexity: O(log n) in the number of scheduled timers.
     @discardableResult
     public func schedule(at deadline: LoopInstant, _ body: @escaping @Sendable () -> Void) -> Scheduled {
-        driver.timers.schedule(deadline: deadline.nanoseconds, interval: nil, body: .once(body))
+        driver.timers.schedule(
+            deadline: deadline.nanoseconds,
+            interval: nil,
+            body: .once(serviceContext.carry(job: body))
+        )
     }
 
     /// Runs `body` on the loop's thread every `interval`, starting one `interval` from now, at a fixed rate.
@@ -69,6 +73,10 @@ extension EventLoop {
     ) -> Scheduled {
         let interval = _validRepeatingInterval(interval, caller: "EventLoop.scheduleRepeating")
         let deadline = now + interval
-        return driver.timers.schedule(deadline: deadline.nanoseconds, interval: interval, body: .repeating(body))
+        return driver.timers.schedule(
+            deadline: deadline.nanoseconds,
+            interval: interval,
+            body: .repeating(serviceContext.carry(repeatingJob: body))
+        )
     }
 }

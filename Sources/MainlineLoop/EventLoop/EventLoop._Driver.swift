@@ -26,6 +26,8 @@ extension EventLoop {
         let inbox: _Inbox
         let timers: _Timers
         let lifecycle = _Locked(_Lifecycle())
+        /// The phase and counters a snapshot reports (thread-safe; written by the loop thread once per phase).
+        let progress = _Progress()
         private let waker: _Waker
         private let budgets: LoopBudgets
         /// `mainline_loop_posts_rejected{loop=<name>}` and `mainline_loop_posts_discarded{loop=<name>}`, through the
@@ -46,9 +48,8 @@ extension EventLoop {
         private var isShuttingDown = false
         /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
         private var drainDeadline: LoopInstant?
-        /// Posted closures released unrun at the drain deadline (written on the loop thread before it stops; read
-        /// after `waitUntilStopped`).
-        private(set) var releasedAtDeadline = 0
+        /// Posted closures released unrun at the drain deadline (final once the loop has stopped).
+        var releasedAtDeadline: Int { progress.discarded }
 
         private static let logger = Logger(label: "mainline.loop")
 
@@ -137,6 +138,7 @@ extension EventLoop {
         }
 
         fileprivate func asyncFired() {
+            progress.enter(.posts)
             runPosts()
             switch inbox.afterDrain(batchIsDone: batchIndex == batch.count) {
             case .moreWaiting(let deadline):
@@ -158,6 +160,7 @@ extension EventLoop {
                 batchIndex = 0
                 _BatchStorage.releaseExcess(of: &batch, budget: budgets.postsPerIteration)
                 if let deadline = inbox.takeAll(into: &batch) { drainDeadline = deadline }
+                progress.didTakeBatch(held: batch.count)
             }
             if let deadline = drainDeadline, Self.clockNow() >= deadline { releasePostsAtDeadline() }
             var ran = 0
@@ -172,6 +175,7 @@ extension EventLoop {
                 job()
                 ran += 1
             }
+            progress.didRunPosts(ran, held: batch.count - batchIndex)
             // With a limit, producers count what the loop still holds as pending.
             if budgets.maxPendingPosts != nil { inbox.loopHolds(batch.count - batchIndex) }
         }
@@ -192,22 +196,27 @@ extension EventLoop {
                 metadata: ["loop": "\(name)", "discarded": "\(released)"]
             )
             discards.increment(by: Int64(released))
-            releasedAtDeadline += released
+            progress.didDiscard(released)
         }
 
         fileprivate func timerFired() {
+            progress.enter(.timers)
             armedDeadline = nil
             let now = Self.clockNow().nanoseconds
             // Timers scheduled by this phase's callbacks wait for the next phase, even when already due.
             let mark = timers.sequenceMark
+            var fired = 0
             while let firing = timers.popDue(now: now, scheduledBefore: mark) {
                 firing.run()
+                fired += 1
             }
+            progress.didFireTimers(fired)
         }
 
         /// Arms the uv timer for the earliest deadline (libuv's prepare phase, right before it blocks).
         fileprivate func prepareToWait() {
             guard !isShuttingDown else { return }
+            progress.endIteration()
             let next = timers.nextDeadline
             guard next != armedDeadline else { return }
             armedDeadline = next
@@ -220,6 +229,7 @@ extension EventLoop {
 
         /// Everything posted has run and the inbox is closed: close every handle so that `uv_run` returns.
         private func beginShutdown() {
+            progress.enter(.stopping)
             isShuttingDown = true
             timers.close()
             // After this no thread can signal the async handle, so it may be closed and freed.

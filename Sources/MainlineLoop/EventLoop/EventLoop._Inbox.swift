@@ -110,6 +110,12 @@ extension EventLoop {
         /// Posts refused so far because the limit was reached.
         var rejectedCount: Int { lock.withLock { bound.rejected } }
 
+        /// For a snapshot, under one lock: the jobs waiting to be taken, posts refused so far, and whether the inbox
+        /// still accepts posts (`stop()` not called yet).
+        var snapshotCounts: (waiting: Int, rejected: Int, isOpen: Bool) {
+            lock.withLock { (incoming.count, bound.rejected, state == .open) }
+        }
+
         /// The loop still holds `count` taken jobs that have not run (called after each post phase when bounded).
         func loopHolds(_ count: Int) {
             lock.withLock { bound.taken = count }

@@ -92,6 +92,23 @@ extension EventLoop {
             }
         }
 
+        /// The scheduled timers in firing order, for a snapshot (an `EventLoop` timer has no label).
+        ///
+        /// - Complexity: O(n log n), under the lock.
+        func snapshot() -> [LoopSnapshot.Timer] {
+            lock.withLock {
+                heap.liveTimersInFiringOrder(isLive: Self.isLive).map { entry in
+                    LoopSnapshot.Timer(
+                        label: nil,
+                        deadline: LoopInstant(nanoseconds: entry.deadline),
+                        interval: entry.timer.interval,
+                        firings: entry.timer.firingCount,
+                        skippedFirings: entry.timer.skippedFiringCount
+                    )
+                }
+            }
+        }
+
         // Liveness and disposal for the shared heap: a task is live while scheduled; the heap holds plain strong
         // references, so a dead one needs nothing done when the heap lets go of it. Called under `lock`.
         private static func isLive(_ task: Scheduled) -> Bool { task.isInHeap }

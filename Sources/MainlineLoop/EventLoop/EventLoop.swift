@@ -50,11 +50,13 @@ import Dispatch
 /// - Note: Dropping the last reference to a running loop stops it (work already posted still runs). The loop's
 ///   thread does not keep the `EventLoop` alive, but every posted job for an actor or task on it does.
 public final class EventLoop: Sendable {
-    // Sendable: both stored properties are immutable; the driver is thread-safe (see `_Driver`).
+    // Sendable: every stored property is immutable; the driver and the switch are thread-safe.
 
     /// The loop's name, given to its thread (Linux shows the first 15 bytes, e.g. in `top -H`).
     public let name: String
     let driver: _Driver
+    /// Whether posts and timers carry the caller's `ServiceContext` (see `EventLoop+ServiceContext.swift`).
+    let serviceContext = _ServiceContextSwitch()
 
     /// Creates a loop and starts its thread.
     ///
@@ -114,7 +116,7 @@ public final class EventLoop: Sendable {
     ///   ``tryPost(_:)`` says which.
     @discardableResult
     public func post(_ body: @escaping @Sendable () -> Void) -> Bool {
-        driver.post(body) == .accepted
+        driver.post(serviceContext.carry(job: body)) == .accepted
     }
 
     /// Runs `body` on the loop's thread, soon — or says why it will not: the loop is full or stopped.
@@ -125,7 +127,7 @@ public final class EventLoop: Sendable {
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
     public func tryPost(_ body: @escaping @Sendable () -> Void) -> PostResult {
-        driver.post(body)
+        driver.post(serviceContext.carry(job: body))
     }
 
     /// Stops the loop. Idempotent; never blocks.

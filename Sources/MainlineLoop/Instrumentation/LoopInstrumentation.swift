@@ -35,6 +35,10 @@ import Logging
 ///
 /// Every metric also carries ``dimensions``.
 ///
+/// The timers are recorded in nanoseconds through swift-metrics' `Timer`; the backend decides how it exports them.
+/// swift-prometheus renders a timer as a histogram in seconds (`le="0.0001"` is 100 µs, `_sum` is seconds), with
+/// buckets that start at 5 ms unless told otherwise: give it ``LoopMetricName/recommendedTimerBuckets``.
+///
 /// - Note: Iteration time is the time spent in the loop's own phases (timers, posts, settle, signal handlers and,
 ///   in owner mode, draining the main dispatch queue), not the time spent waiting for I/O. In guest mode,
 ///   main-queue work that does not go through the loop is not measured.
@@ -71,11 +75,15 @@ public struct LoopInstrumentation: Sendable {
 /// The names of the metrics a loop reports through ``LoopInstrumentation``.
 ///
 /// `LoopMetricName` is a namespace of constants; all operations on it are thread-safe.
+///
+/// Each name's unit is in its documentation. The timers are recorded in nanoseconds; swift-prometheus exports them
+/// as histograms in seconds, with the buckets of ``recommendedTimerBuckets`` when given them.
 public enum LoopMetricName {
-    /// Timer (nanoseconds): per iteration that fired timers, how late the latest of them fired (its firing time
-    /// minus its deadline).
+    /// Timer (recorded in nanoseconds; Prometheus renders seconds): per iteration that fired timers, how late the
+    /// latest of them fired (its firing time minus its deadline).
     public static let timerLag = "mainline_loop_timer_lag"
-    /// Timer (nanoseconds): per iteration that did work, the time spent in the loop's phases.
+    /// Timer (recorded in nanoseconds; Prometheus renders seconds): per iteration that did work, the time spent in the
+    /// loop's phases.
     public static let iterationDuration = "mainline_loop_iteration_duration"
     /// Meter (posts): at the end of each iteration that did work, how many posts wait for a later iteration.
     public static let postQueueDepth = "mainline_loop_post_queue_depth"

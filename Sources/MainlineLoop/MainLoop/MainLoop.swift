@@ -10,9 +10,9 @@ import Musl
 
 /// The process's main loop: a libuv event loop that hosts the main actor.
 ///
-/// ``post(_:)``, ``stop()``, ``attachAsGuest()``, ``state`` and ``waitUntilStopped()`` are thread-safe;
-/// ``run()`` must be called from a synchronous `main` on the process main thread; everything else must be
-/// used on the main actor.
+/// ``post(_:)``, ``stop()``, ``attachAsGuest()``, ``state``, ``propagatesServiceContext`` and ``waitUntilStopped()``
+/// are thread-safe; ``run()`` must be called from a synchronous `main` on the process main thread; everything else
+/// must be used on the main actor.
 ///
 /// Every callback the loop runs — timers, posted work, settle notifications, signal handlers — runs on the
 /// main actor, and every main-actor job and `DispatchQueue.main` block of the process runs on the loop too.
@@ -115,7 +115,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
     public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        accept(core.posts.enqueue(body))
+        accept(core.post(body))
     }
 
     /// Starts the loop for a post that found no waker installed yet (the loop is idle), and says what became of it.

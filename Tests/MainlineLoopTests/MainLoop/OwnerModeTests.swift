@@ -39,6 +39,17 @@ struct OwnerModeTests {
         #expect(result["handled"] == "SIGINT")
     }
 
+    @Test func aSigusr1HandlerAndAnotherThreadBothGetTheOwnerLoopsSnapshot() async throws {
+        let result = try await OwnerModeProbe.run("sigusr1-snapshot")
+        expectCleanStop(result)
+        #expect(result["handlerState"] == "owner")
+        #expect(result["handlerPhase"] == "posts")
+        #expect(result["handlerTimers"] == "far")
+        #expect(result["taskState"] == "owner")
+        #expect(result["taskPhase"] == "posts")
+        #expect(result["taskTimers"] == "far")
+    }
+
     @Test func sigtermDrainsPostedWorkAndSettleThenRunsShutdownHooksThenStops() async throws {
         let result = try await OwnerModeProbe.run("sigterm-drain")
         expectCleanStop(result)

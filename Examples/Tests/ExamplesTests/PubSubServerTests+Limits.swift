@@ -1,0 +1,113 @@
+import Foundation
+import MainlineTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pubsub-server`'s limits over real TCP: the idle timeout (`--idle-timeout-s`) and the connection limit
+/// (`--max-clients`). Every wait is the server's own timer or a client's receive timeout; nothing sleeps.
+extension PubSubServerTests {
+    @Test func aClientWithNoSubscriptionThatCompletesNoCommandLineIsToldWhyAndClosed() async throws {
+        let server = try Server(arguments: ["--idle-timeout-s", "1"])
+        let client = try server.client()
+        let start = ContinuousClock.now
+        try client.send("STATS")
+        #expect(client.readLine()?.hasPrefix("STATS ") == true)
+        // The read blocks until the server's idle timer speaks.
+        let (bye, end) = try await offPool { (client.readLine(), client.readLine()) }
+        let waited = ContinuousClock.now - start
+        #expect(bye == "BYE idle for 1 s")
+        #expect(end == nil)
+        #expect(client.isClosedByServer)
+        #expect(waited >= .seconds(1), "closed \(waited) after its last command, before the idle timeout")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func bytesThatNeverCompleteALineAreNotActivityButCompletedLinesAre() async throws {
+        let server = try Server(arguments: ["--idle-timeout-s", "1"])
+        let trickler = try server.client()
+        let talker = try server.client()
+        trickler.receiveTimeout = .milliseconds(250)
+        // Each round, the trickler sends one more byte of a line it never finishes and the talker completes a line;
+        // the trickler's receive timeout paces the rounds (250 ms each, more when the machine is busy).
+        let (trickled, heard, talkerReplies) = try await offPool { () -> (Int, String?, [String]) in
+            var talkerReplies: [String] = []
+            for round in 1...40 {
+                try trickler.send(bytes: Array("S".utf8))
+                try talker.send("STATS")
+                talkerReplies.append(talker.readLine() ?? "<nothing>")
+                if let line = trickler.readLine() { return (round, line, talkerReplies) }
+                if trickler.isClosedByServer { return (round, nil, talkerReplies) }
+            }
+            return (40, nil, talkerReplies)
+        }
+        #expect(heard == "BYE idle for 1 s", "after \(trickled) trickled bytes")
+        trickler.receiveTimeout = .seconds(30)
+        #expect(trickler.readLine() == nil)
+        #expect(trickler.isClosedByServer)
+        // The talker, silent for no longer than a round at a time, was never idle.
+        #expect(talkerReplies.allSatisfy { $0.hasPrefix("STATS ") }, "\(talkerReplies)")
+        try talker.send("STATS")
+        #expect(talker.readLine()?.hasPrefix("STATS clients=1 ") == true)
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aSubscriberIsNotIdleHoweverLongItIsSilentUntilItUnsubscribes() async throws {
+        let server = try Server(arguments: ["--idle-timeout-s", "1"])
+        let subscriber = try server.client()
+        try subscriber.send("SUB news")
+        #expect(subscriber.readLine() == "OK SUB news")
+        // A client without a subscription, connected at the same time: the server's idle timer does fire meanwhile.
+        let bystander = try server.client()
+        #expect(try await offPool { bystander.readLine() } == "BYE idle for 1 s")
+        // More than another idle period of silence (the subscriber's receive timeout is the wait): nothing comes,
+        // and the connection stays open.
+        subscriber.receiveTimeout = .milliseconds(1_500)
+        let heard = try await offPool { subscriber.readLine() }
+        #expect(heard == nil, "the subscriber heard \(heard ?? "")")
+        #expect(!subscriber.isClosedByServer, "a subscriber was closed for being idle")
+
+        subscriber.receiveTimeout = .seconds(30)
+        let publisher = try server.client()
+        try publisher.send("PUB news still here")
+        #expect(subscriber.readLine() == "MSG news still here")
+        // Without its subscription it is an idle client like any other.
+        try subscriber.send("UNSUB news")
+        #expect(subscriber.readLine() == "OK UNSUB news")
+        #expect(try await offPool { subscriber.readLine() } == "BYE idle for 1 s")
+        #expect(subscriber.readLine() == nil)
+        #expect(subscriber.isClosedByServer)
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func pastMaxClientsTheNextConnectionIsToldTheServerIsFullAndClosed() async throws {
+        let server = try Server(arguments: ["--max-clients", "2"])
+        let first = try server.client()
+        try first.send("SUB news")
+        #expect(first.readLine() == "OK SUB news")
+        let second = try server.client()
+        try second.send("STATS")
+        #expect(second.readLine()?.hasPrefix("STATS clients=2 ") == true)
+
+        let third = try server.client()
+        #expect(third.readLine() == "ERR server full")
+        #expect(third.readLine() == nil)
+        #expect(third.isClosedByServer)
+
+        // The first two keep working.
+        try second.send("PUB news hello")
+        #expect(first.readLine() == "MSG news hello")
+        try first.send("STATS")
+        #expect(first.readLine()?.hasPrefix("STATS clients=2 ") == true)
+        // Once one leaves, there is room again.
+        try second.send("QUIT")
+        #expect(second.readLine() == "BYE")
+        #expect(second.readLine() == nil)
+        let fourth = try server.client()
+        try fourth.send("STATS")
+        #expect(fourth.readLine()?.hasPrefix("STATS clients=2 ") == true)
+        #expect(await server.terminate().status == 0)
+    }
+}

@@ -1,0 +1,35 @@
+/// Snapshots of the core: what `MainLoop.snapshot()` and `TestLoop.snapshot()` report.
+///
+/// Must be used on the main actor, like the core.
+extension _LoopCore {
+    /// What the core holds and has done now.
+    ///
+    /// - Parameters:
+    ///   - loop: Which loop this is (`MainLoop`, `TestLoop`).
+    ///   - state: The loop's lifecycle state; only the loop knows it.
+    ///   - now: The loop's clock.
+    /// - Complexity: O(t log t + s) in the scheduled timers and the queued settle notifications; takes the post
+    ///   queue's lock twice.
+    package func snapshot(loop: String, state: LoopSnapshot.State, now: LoopInstant) -> LoopSnapshot {
+        LoopSnapshot(
+            loop: loop,
+            state: state,
+            now: now,
+            phase: isShutDown ? .stopped : progress.phase,
+            pendingPosts: postsWaitingCount,
+            pendingSettleNotifications: settleQueue.pendingCount,
+            timers: timers.snapshot(),
+            counters: LoopSnapshot.Counters(
+                iterations: progress.iterations,
+                postsRun: progress.postsRun,
+                postsRejected: posts.rejectedCount,
+                postsDiscarded: discardedAtShutdown,
+                timersFired: progress.timersFired,
+                settleDeliveries: settleDeliveries
+            )
+        )
+    }
+
+    /// Posted jobs run so far, including those run while shutting down.
+    package var postsRun: Int { progress.postsRun }
+}

@@ -1,0 +1,28 @@
+extension EventLoop {
+    /// Whether work posted or scheduled on the loop runs with the caller's `ServiceContext` current: the switch that
+    /// lets a trace continue on the loop's thread.
+    ///
+    /// Thread-safe; takes effect for the posts and timers requested after the change. Off by default.
+    ///
+    /// When on, ``post(_:)``, ``tryPost(_:)``, ``schedule(after:_:)``, ``schedule(at:_:)`` and
+    /// ``scheduleRepeating(every:_:)`` read `ServiceContext.current` (from swift-distributed-tracing's
+    /// `ServiceContextModule`) where they are called, and the body runs inside `ServiceContext.withValue(context) { … }`
+    /// — every firing, for a repeating timer. Executor jobs (actors and tasks on the loop) need no switch: a task
+    /// carries its task-locals itself.
+    ///
+    /// ```swift
+    /// let io = EventLoop(name: "io")
+    /// io.propagatesServiceContext = true
+    /// ServiceContext.withValue(requestContext) {
+    ///     io.post { assert(ServiceContext.current != nil) }   // the request's context
+    /// }
+    /// ```
+    ///
+    /// - Complexity: Off, a post costs one relaxed load of a flag more and allocates nothing. On, a post reads a
+    ///   task-local and, only when a context is current, wraps the body: a closure, and a task-local binding around
+    ///   the body when it runs.
+    public var propagatesServiceContext: Bool {
+        get { serviceContext.isOn }
+        set { serviceContext.isOn = newValue }
+    }
+}

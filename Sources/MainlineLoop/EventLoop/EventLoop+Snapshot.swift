@@ -1,0 +1,45 @@
+extension EventLoop {
+    /// What the loop holds and has done now: pending posts, timers, the iteration and phase its thread is in, its
+    /// counters, its state and ``now``.
+    ///
+    /// Thread-safe, and never waits for the loop thread: the snapshot is read under the loop's locks (the inbox's and
+    /// the timers', each taken once) and from counters the loop thread publishes once per phase. So it answers even
+    /// while a callback blocks the loop — the case a debugging endpoint is for — and its ``LoopSnapshot/phase`` is
+    /// what the loop thread is doing at that moment (`posts` when taken from the loop's own callback).
+    ///
+    /// ```swift
+    /// let loop = EventLoop(name: "io")
+    /// logger.info("\(loop.snapshot())")   // from any thread
+    /// ```
+    ///
+    /// An `EventLoop` has no settle phase and no timer labels: ``LoopSnapshot/pendingSettleNotifications`` and
+    /// ``LoopSnapshot/Counters/settleDeliveries`` are zero, and every ``LoopSnapshot/Timer/label`` is `nil`.
+    /// ``LoopSnapshot/pendingPosts`` counts posted closures and executor jobs; the jobs of the batch a post phase is
+    /// running count as pending until that phase ends (the loop publishes its progress per phase, not per job). An
+    /// iteration ends when the loop is about to wait.
+    ///
+    /// - Returns: The snapshot: `running`, `stopping` after ``stop()``, `stopped` once the thread has closed the loop.
+    /// - Complexity: O(t log t) in the scheduled timers.
+    public func snapshot() -> LoopSnapshot {
+        let now = self.now
+        let isStopped = driver.lifecycle.withLock { $0.closeResult != nil }
+        let inbox = driver.inbox.snapshotCounts
+        let progress = driver.progress
+        let state: LoopSnapshot.State = isStopped ? .stopped : (inbox.isOpen ? .running : .stopping)
+        return LoopSnapshot(
+            loop: description,
+            state: state,
+            now: now,
+            phase: isStopped ? .stopped : progress.phase,
+            pendingPosts: isStopped ? 0 : inbox.waiting + progress.held,
+            timers: driver.timers.snapshot(),
+            counters: LoopSnapshot.Counters(
+                iterations: progress.iterations,
+                postsRun: progress.postsRun,
+                postsRejected: inbox.rejected,
+                postsDiscarded: progress.discarded,
+                timersFired: progress.timersFired
+            )
+        )
+    }
+}

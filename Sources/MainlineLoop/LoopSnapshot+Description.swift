@@ -1,0 +1,50 @@
+extension LoopSnapshot: CustomStringConvertible {
+    /// The snapshot for a log, on several lines: the loop and its state, posts, settle, then one line per timer,
+    /// soonest first, its deadline relative to ``now``.
+    ///
+    /// ```text
+    /// TestLoop: running, iteration 3 (timers), now 2.000 s
+    ///   posts: 1 pending, 4 run, 0 rejected, 0 discarded
+    ///   settle: 0 pending, 2 delivered
+    ///   timers: 2 scheduled, 3 fired
+    ///     in 0.250 s  heartbeat  every 1.000 s, fired 2
+    ///     overdue 0.100 s
+    /// ```
+    ///
+    /// Durations are shown in seconds with three decimals (truncated to the millisecond); a timer whose deadline has
+    /// passed but which has not fired yet is `overdue`. A repeating timer shows its period, how often it fired and,
+    /// when it skipped firings, how many.
+    public var description: String {
+        var lines = [
+            "\(loop): \(state), iteration \(iteration) (\(phase)), now \(Self.seconds(now.nanoseconds))",
+            "  posts: \(pendingPosts) pending, \(counters.postsRun) run, \(counters.postsRejected) rejected, "
+                + "\(counters.postsDiscarded) discarded",
+            "  settle: \(pendingSettleNotifications) pending, \(counters.settleDeliveries) delivered",
+            "  timers: \(timers.count) scheduled, \(counters.timersFired) fired",
+        ]
+        for timer in timers {
+            lines.append("    " + line(for: timer))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func line(for timer: Timer) -> String {
+        let untilDue = timer.deadline.nanoseconds &- now.nanoseconds
+        var line = untilDue >= 0 ? "in \(Self.seconds(untilDue))" : "overdue \(Self.seconds(0 &- untilDue))"
+        if let label = timer.label { line += "  \(label)" }
+        if let interval = timer.interval {
+            line += "  every \(Self.seconds(interval.mainlineNanoseconds)), fired \(timer.firings)"
+            if timer.skippedFirings > 0 { line += ", skipped \(timer.skippedFirings)" }
+        }
+        return line
+    }
+
+    /// `nanoseconds` as seconds with three decimals, truncated to the millisecond: `1.250 s`.
+    static func seconds(_ nanoseconds: Int64) -> String {
+        let milliseconds = nanoseconds / 1_000_000
+        let sign = milliseconds < 0 ? "-" : ""
+        let magnitude = milliseconds.magnitude
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+    }
+}

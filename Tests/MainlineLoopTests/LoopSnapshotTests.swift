@@ -1,0 +1,95 @@
+import Testing
+
+@testable import MainlineLoop
+
+@Suite("LoopSnapshot")
+struct LoopSnapshotTests {
+    @Test func theDescriptionShowsOverdueTimersSkippedFiringsAndEveryCounter() {
+        let snapshot = LoopSnapshot(
+            loop: "EventLoop(io)",
+            state: .stopping,
+            now: .zero + .milliseconds(12_345),
+            phase: .timers,
+            pendingPosts: 7,
+            pendingSettleNotifications: 2,
+            timers: [
+                LoopSnapshot.Timer(label: "late", deadline: .zero + .milliseconds(12_245)),
+                LoopSnapshot.Timer(
+                    label: "poll",
+                    deadline: .zero + .milliseconds(12_346),
+                    interval: .milliseconds(250),
+                    firings: 40,
+                    skippedFirings: 3
+                ),
+                LoopSnapshot.Timer(label: nil, deadline: .zero + .seconds(3_612)),
+            ],
+            counters: LoopSnapshot.Counters(
+                iterations: 41,
+                postsRun: 1_000,
+                postsRejected: 5,
+                postsDiscarded: 6,
+                timersFired: 43,
+                settleDeliveries: 9
+            )
+        )
+        #expect(
+            snapshot.description == """
+                EventLoop(io): stopping, iteration 42 (timers), now 12.345 s
+                  posts: 7 pending, 1000 run, 5 rejected, 6 discarded
+                  settle: 2 pending, 9 delivered
+                  timers: 3 scheduled, 43 fired
+                    overdue 0.100 s  late
+                    in 0.001 s  poll  every 0.250 s, fired 40, skipped 3
+                    in 3599.655 s
+                """
+        )
+    }
+
+    @Test func secondsAreTruncatedToTheMillisecondWithThreeDecimals() {
+        #expect(LoopSnapshot.seconds(0) == "0.000 s")
+        #expect(LoopSnapshot.seconds(999_999) == "0.000 s")
+        #expect(LoopSnapshot.seconds(1_000_000) == "0.001 s")
+        #expect(LoopSnapshot.seconds(1_250_000_000) == "1.250 s")
+        #expect(LoopSnapshot.seconds(60_010_000_000) == "60.010 s")
+        #expect(LoopSnapshot.seconds(-1_500_000_000) == "-1.500 s")
+    }
+
+    @Test func everyMainLoopStateHasASnapshotStateOfTheSameName() {
+        let states: [MainLoop.State] = [.idle, .guest, .owner, .stopping, .stopped]
+        for state in states {
+            #expect(LoopSnapshot.State(state).description == state.description)
+        }
+    }
+
+    @Test func phasesSurviveTheByteAnEventLoopPublishesThemIn() {
+        let phases: [LoopSnapshot.Phase] = [.waiting, .timers, .posts, .settle, .stopping, .stopped]
+        #expect(phases.map { LoopSnapshot.Phase(code: $0.code) } == phases)
+    }
+
+    @Test func aLoopWithoutBooksReportsItsClockOnly() async {
+        @MainActor final class Bare: Loop {
+            nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool { false }
+            nonisolated func stop() {}
+            var now: LoopInstant { .zero + .seconds(5) }
+            var budgets = LoopBudgets.default
+            func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+                fatalError("unused")
+            }
+            func scheduleRepeating(
+                every interval: Duration,
+                _ body: @escaping @MainActor (ScheduledTask) -> Void
+            ) -> ScheduledTask {
+                fatalError("unused")
+            }
+            func requestSettle(_ notification: SettleNotification) -> Bool { false }
+            func onSignal(
+                _ signal: LoopSignal,
+                _ handler: @escaping @MainActor (LoopSignal) -> Void
+            ) -> SignalRegistration {
+                fatalError("unused")
+            }
+        }
+        let loop: any Loop = Bare()
+        #expect(await loop.snapshot() == LoopSnapshot(loop: "Bare", state: .running, now: .zero + .seconds(5)))
+    }
+}
