@@ -127,7 +127,7 @@ struct DashboardExampleTests {
 
     @Test func aBadFlagIsRejectedByNameWithExitStatus64() async throws {
         let session = try Self.start(["--jobs", "0"])
-        let screen = try await session.waitFor("exit=")
+        let screen = try await session.waitFor("tty:")
         #expect(screen.contains("--jobs must be a number in 1...16, got '0'"))
         #expect(screen.contains("exit=64"))
         #expect(screen.contains("tty:icanon echo end"), "the terminal was never taken")
