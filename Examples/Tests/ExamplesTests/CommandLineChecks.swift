@@ -35,8 +35,9 @@ enum CommandLineChecks {
         }
     }
 
-    /// Runs `product` with `arguments` and checks that it exits 64 and says on standard error what `message` says
-    /// (the flag's name, at least). Returns what it printed there.
+    /// Runs `product` with `arguments` and checks that it exits 64, prints nothing on standard output, and says on
+    /// standard error, on the line that starts `Error: `, what `message` says (the flag's name, at least). Returns
+    /// what it printed on standard error.
     @discardableResult
     static func expectUsageError(
         _ product: String,
@@ -50,7 +51,9 @@ enum CommandLineChecks {
             "\(arguments): \(result.standardError)",
             sourceLocation: sourceLocation
         )
-        #expect(result.standardError.contains(message), "\(result.standardError)", sourceLocation: sourceLocation)
+        // The usage printed after the error names every flag: the flag must be named on the error's own line.
+        let error = result.standardError.split(separator: "\n").first { $0.hasPrefix("Error: ") } ?? ""
+        #expect(error.contains(message), "\(result.standardError)", sourceLocation: sourceLocation)
         #expect(result.standardOutput.isEmpty, "nothing ran: \(result.standardOutput)", sourceLocation: sourceLocation)
         return result.standardError
     }
