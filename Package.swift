@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
     ],
     dependencies: [
+        // `swift package generate-documentation`: every product's DocC catalog builds with the plugin (.ci/docs).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         // The lazy events' pending flag, an EventLoop's snapshot counters and the loops' context switch (not
         // `Synchronization`, whose Mutex misleads ThreadSanitizer here).

@@ -1,3 +1,4 @@
+import Foundation
 import Mainline
 import NIOCore
 
@@ -24,6 +25,8 @@ final class Broker {
     private var departed = MailboxCounts()
     private var isShuttingDown = false
     private var allClosed: CheckedContinuation<Void, Never>?
+    /// SIGUSR1 prints the main loop's snapshot on standard output, for an operator (`kill -USR1 <pid>`).
+    private var snapshotOnSignal: SignalRegistration?
 
     /// A broker with no topics and no clients.
     ///
@@ -33,6 +36,10 @@ final class Broker {
     init(idleTimeout: Duration = .seconds(300), maximumClients: Int = 10_000) {
         self.idleTimeout = idleTimeout
         self.maximumClients = maximumClients
+        snapshotOnSignal = MainLoop.main.onSignal(.sigusr1) { _ in
+            let report = "pubsub-server: snapshot\n\(MainLoop.main.snapshot())\npubsub-server: end of snapshot\n"
+            FileHandle.standardOutput.write(Data(report.utf8))
+        }
     }
 
     // MARK: From the network (posted by SwiftNIO threads)
@@ -110,6 +117,10 @@ final class Broker {
             topic.value = Publication(sequence: sequence, message: message)
         case .stats:
             viewModel.reply(stats(for: viewModel))
+        case .debug:
+            // A multi-line answer in a line protocol: one prefixed line each, and an end marker.
+            for line in MainLoop.main.snapshot().description.split(separator: "\n") { viewModel.reply("DEBUG \(line)") }
+            viewModel.reply("DEBUG END")
         case .quit:
             viewModel.reply("BYE")
             client.close()
@@ -142,6 +153,7 @@ final class Broker {
     /// closed.
     func shutDown(deadline: Duration) async {
         isShuttingDown = true
+        snapshotOnSignal?.cancel()
         for client in clients.values { client.close() }
         let giveUp = MainLoop.main.schedule(after: deadline) { [weak self] in
             for client in self?.clients.values.map({ $0 }) ?? [] { client.closeNow() }

@@ -5,6 +5,7 @@
 /// UNSUB <topic>           unsubscribe          → OK UNSUB <topic>
 /// PUB <topic> <message>   publish (no reply)   → every subscriber: MSG <topic> <message>
 /// STATS                   counters             → STATS clients=… topics=… published=… dropped=… you.dropped=…
+/// DEBUG                   the main loop's state → DEBUG <line> for each line of its snapshot, then DEBUG END
 /// QUIT                    leave                → BYE, then the server closes the connection
 /// ```
 ///
@@ -14,6 +15,7 @@ enum Command: Equatable, Sendable {
     case unsubscribe(topic: String)
     case publish(topic: String, message: String)
     case stats
+    case debug
     case quit
 
     /// The longest line the server accepts, in bytes, without its line break. A longer line is an error, and the
@@ -61,6 +63,9 @@ enum Command: Equatable, Sendable {
         case "STATS":
             guard rest.isEmpty else { throw .usage("STATS") }
             return .stats
+        case "DEBUG":
+            guard rest.isEmpty else { throw .usage("DEBUG") }
+            return .debug
         case "QUIT":
             guard rest.isEmpty else { throw .usage("QUIT") }
             return .quit
