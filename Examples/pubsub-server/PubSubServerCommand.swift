@@ -33,9 +33,10 @@ struct PubSubServerCommand: AsyncParsableCommand {
         abstract: "A line-protocol publish/subscribe server on 127.0.0.1.",
         discussion: """
             Clients connect over TCP (nc 127.0.0.1 7420) and send one command per line: SUB <topic>, UNSUB <topic>, \
-            PUB <topic> <message>, STATS, QUIT. Each subscriber gets MSG <topic> <message> for what is published; a \
-            client that stops reading gets the latest message of each topic when it reads again, and STATS counts \
-            the ones it missed. The server prints the address it listens on, then only what goes wrong.
+            PUB <topic> <message>, STATS, DEBUG, QUIT. Each subscriber gets MSG <topic> <message> for what is \
+            published; a client that stops reading gets the latest message of each topic when it reads again, and \
+            STATS counts the ones it missed. The server prints the address it listens on, then only what goes wrong; \
+            kill -USR1 <pid> prints the main loop's snapshot (what DEBUG answers).
 
             Press Ctrl-C (or send SIGTERM) to stop it: it stops accepting, gives each client up to \
             --flush-deadline-ms to take what is queued, closes every connection and exits 0.
