@@ -13,12 +13,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The README's first command: a loop that owns the main thread, ticks and stops on Ctrl-C.
         .executableTarget(
             name: "hello-loop",
-            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "hello-loop"
         ),
         // The loop as a guest of an async main.
@@ -30,7 +34,10 @@ let package = Package(
         // A terminal sign-up flow of coordinators, with a route deep link.
         .executableTarget(
             name: "sign-up",
-            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "sign-up",
             exclude: ["confirm-route.json"]
         ),
@@ -44,13 +51,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "pubsub-server"
         ),
         // A live terminal table of worker jobs from a data source tree, redrawn by replaying change sets.
         .executableTarget(
             name: "dashboard",
-            dependencies: [.product(name: "Mainline", package: "Mainline")],
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "dashboard"
         ),
         // Every example, run as a user runs it: in a terminal under tmux, or over real TCP connections.
@@ -58,7 +69,7 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 .product(name: "MainlineTesting", package: "Mainline"),
-                "sign-up", "pubsub-server", "dashboard",
+                "hello-loop", "sign-up", "pubsub-server", "dashboard",
             ],
             path: "Tests/ExamplesTests"
         ),

@@ -8,47 +8,49 @@
 //
 //     swift run --package-path Examples dashboard
 //     swift run --package-path Examples dashboard --jobs 12 --workers 4 --seed 7 --pace-ms 50
+//     swift run --package-path Examples dashboard --help
 //
 // Keys: `s` cycles the sort (name, progress, status), `g` groups by status with a title per group (and back),
 // `f` cycles the filter (all, running, failed), `q` quits. Ctrl-C quits too (exit status 130); either way the
 // terminal is restored.
 //
-// Flags: `--jobs N` (1 to 16, default 8), `--workers W` (1 to 8, default 3), `--seed S` (default 1; the same seed
-// gives the same jobs, steps and failure), `--pace-ms P` (milliseconds per progress step, 0 to 10,000, default
-// 150). A bad flag, or a terminal too small for the table, exits 2 with a message.
+// Flags (`DashboardCommand`): `--jobs N` (1 to 16, default 8), `--workers W` (1 to 8, default 3), `--seed S`
+// (default 1; the same seed gives the same jobs, steps and failure), `--pace-ms P` (milliseconds per progress step,
+// 0 to 10,000, default 150). A bad flag, or a terminal too small for the table, exits 64 with a message naming the
+// flag.
 
+import ArgumentParser
 import Foundation
 import Mainline
 
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("dashboard: \(message)\n".utf8))
-    exit(2)
+// Parses the command line, then calls `DashboardCommand.run()` synchronously, still on the main thread and outside
+// any task: that is where the loop runs.
+DashboardCommand.main()
+
+/// The program, once the command line is parsed: the table until `q` or Ctrl-C.
+///
+/// - Returns: The exit status: 0 after `q`, 130 after Ctrl-C.
+/// - Throws: `ValidationError` naming `--jobs` when the terminal is too short for the table.
+@MainActor func runDashboard(_ options: DashboardCommand) throws -> Int32 {
+    if let size = Terminal.size, size.rows < Dashboard.rowsNeeded(jobs: options.jobs) {
+        throw ValidationError(
+            "the terminal has \(size.rows) rows; \(options.jobs) jobs need \(Dashboard.rowsNeeded(jobs: options.jobs)). "
+                + "Use fewer --jobs or a taller terminal."
+        )
+    }
+
+    let plan = JobPlan(jobs: options.jobs, workers: options.workers, seed: options.seed)
+    let terminal = Terminal()
+    let dashboard = Dashboard(plan: plan, seed: options.seed, terminal: terminal)
+
+    terminal.enterFullScreen()
+    dashboard.start()
+    startWorkers(plan: plan, pace: .milliseconds(options.paceMilliseconds), updates: dashboard.updates)
+    startReadingKeys(onKey: { dashboard.handle(key: $0) }, onEnd: { dashboard.quit(status: 0) })
+    MainLoop.main.onSignal(.sigint) { _ in dashboard.quit(status: 130) }
+    MainLoop.main.run()
+
+    terminal.restore()
+    print(dashboard.summary)
+    return dashboard.exitStatus
 }
-
-let options: Options
-do {
-    options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
-} catch {
-    fail("\(error)")
-}
-if let size = Terminal.size, size.rows < Dashboard.rowsNeeded(jobs: options.jobs) {
-    fail(
-        "the terminal has \(size.rows) rows; \(options.jobs) jobs need \(Dashboard.rowsNeeded(jobs: options.jobs)). "
-            + "Use fewer --jobs or a taller terminal."
-    )
-}
-
-let plan = JobPlan(jobs: options.jobs, workers: options.workers, seed: options.seed)
-let terminal = Terminal()
-let dashboard = Dashboard(plan: plan, seed: options.seed, terminal: terminal)
-
-terminal.enterFullScreen()
-dashboard.start()
-startWorkers(plan: plan, pace: .milliseconds(options.paceMilliseconds), updates: dashboard.updates)
-startReadingKeys(onKey: { dashboard.handle(key: $0) }, onEnd: { dashboard.quit(status: 0) })
-MainLoop.main.onSignal(.sigint) { _ in dashboard.quit(status: 130) }
-MainLoop.main.run()
-
-terminal.restore()
-print(dashboard.summary)
-exit(dashboard.exitStatus)

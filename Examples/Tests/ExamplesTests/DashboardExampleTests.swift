@@ -125,18 +125,46 @@ struct DashboardExampleTests {
         #expect(exited.contains("tty:icanon echo end"))
     }
 
-    @Test func aBadFlagIsRejectedByNameWithExitStatus2() async throws {
+    @Test func aBadFlagIsRejectedByNameWithExitStatus64() async throws {
         let session = try Self.start(["--jobs", "0"])
-        let screen = try await session.waitFor("exit=")
-        #expect(screen.contains("dashboard: --jobs must be a number in 1...16, got '0'"))
-        #expect(screen.contains("exit=2"))
+        let screen = try await session.waitFor("tty:")
+        #expect(screen.contains("--jobs must be a number in 1...16, got '0'"))
+        #expect(screen.contains("exit=64"))
+        #expect(screen.contains("tty:icanon echo end"), "the terminal was never taken")
     }
 
-    @Test func aTerminalTooShortForTheTableIsRefusedWithExitStatus2() async throws {
+    @Test func aTerminalTooShortForTheTableIsRefusedWithExitStatus64() async throws {
         let session = try TmuxSession(product: "dashboard", arguments: ["--jobs", "12"], rows: 12)
         let screen = try await session.waitFor("exit=")
-        #expect(screen.contains("dashboard: the terminal has 12 rows; 12 jobs need 21."))
-        #expect(screen.contains("exit=2"))
+        #expect(screen.contains("the terminal has 12 rows; 12 jobs need 21."))
+        #expect(screen.contains("exit=64"))
+    }
+
+    @Test func helpNamesEveryFlagSaysWhatItShowsAndHowToQuitAndExitsZero() async throws {
+        try await CommandLineChecks.expectHelp(
+            "dashboard",
+            naming: ["--jobs", "--workers", "--seed", "--pace-ms"],
+            mentioning: ["worker jobs", "Press q to quit", "Ctrl-C"]
+        )
+    }
+
+    @Test(arguments: [
+        (["--jobs", "17"], "--jobs must be a number in 1...16, got '17'"),
+        (["--workers", "0"], "--workers must be a number in 1...8, got '0'"),
+        (["--workers", "9"], "--workers must be a number in 1...8, got '9'"),
+        (["--pace-ms", "10001"], "--pace-ms must be a number in 0...10000, got '10001'"),
+        (["--pace-ms", "fast"], "'--pace-ms <p>'"),
+        (["--seed", "-1"], "'--seed <s>'"),
+        (["--jobs"], "'--jobs <n>'"),
+        (["--colour", "red"], "'--colour'"),
+    ])
+    func aBadFlagExitsWithStatus64NamingItWithoutTouchingTheTerminal(
+        arguments: [String],
+        message: String
+    )
+        async throws
+    {
+        try await CommandLineChecks.expectUsageError("dashboard", arguments, saying: message)
     }
 }
 

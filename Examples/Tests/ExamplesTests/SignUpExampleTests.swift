@@ -66,11 +66,11 @@ struct SignUpExampleTests {
         let screen = try await session.waitFor("exit=")
         #expect(screen.contains(#"route rejected: coordinator "password" could not be built from its data"#))
         #expect(screen.contains(#"Row "email" is missing"#), "the step's view model reads the email from its bundle")
-        #expect(screen.contains("exit=2"))
+        #expect(screen.contains("exit=64"), "a route the flow rejects is a bad --route")
         #expect(!screen.contains("── Email ──"), "all or nothing: no step was shown")
     }
 
-    @Test func aMalformedRouteIsRejectedWithItsTypedErrorAndExitStatus2() async throws {
+    @Test func aMalformedRouteIsRejectedWithItsTypedErrorAndExitStatus64() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-route-\(UUID()).json")
         let route = #"{"coordinatorPath": {"id": "x", "items": [{"id": "nobody", "present": "push"}]}}"#
         try Data(route.utf8).write(to: file)
@@ -78,6 +78,24 @@ struct SignUpExampleTests {
         let session = try TmuxSession(product: "sign-up", arguments: ["--route", file.path])
         let screen = try await session.waitFor("exit=")
         #expect(screen.contains("route rejected: no coordinator is registered for \"nobody\""))
-        #expect(screen.contains("exit=2"))
+        #expect(screen.contains("--route"))
+        #expect(screen.contains("exit=64"))
+    }
+
+    @Test func helpNamesTheRouteFlagSaysWhatItShowsAndHowToQuitAndExitsZero() async throws {
+        try await CommandLineChecks.expectHelp(
+            "sign-up",
+            naming: ["--route"],
+            mentioning: ["one step at a time", "email <address>", "Type quit"]
+        )
+    }
+
+    @Test(arguments: [
+        (["--route", "/nonexistent/route.json"], "--route needs a readable JSON file, got '/nonexistent/route.json'"),
+        (["--route"], "'--route <file>'"),
+        (["--rout", "x.json"], "'--rout'"),
+    ])
+    func aBadFlagExitsWithStatus64NamingItBeforeAnyStepIsShown(arguments: [String], message: String) async throws {
+        try await CommandLineChecks.expectUsageError("sign-up", arguments, saying: message)
     }
 }
