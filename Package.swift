@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 //
 // Mainline: the main loop for long-running Swift processes on Linux.
-// Layers follow DESIGN.md §5: each target imports only the targets below it.
+// Layers follow DESIGN.md §5: each target imports only the targets below it, and declares exactly the targets and
+// products its files import (one it only builds, such as the owner-mode probe, says so beside it).
 
 import PackageDescription
 
