@@ -7,6 +7,14 @@ import Glibc
 import Musl
 #endif
 
+// Why not swift-subprocess 1.0.2: it holds up — run against ChildProcessTests' scenarios after an exit test in the same
+// binary, it waits on its own child (a pidfd and `waitid(P_PIDFD)`, Linux 5.4 and later; older kernels get a SIGCHLD
+// handler), reaps no other child, empties the child's signal mask, keeps its pipes close-on-exec, streams lines and
+// sends signals. But its API is async and scoped: nothing runs synchronously (TmuxSession runs tmux from its init and
+// deinit), and an execution cannot outlive `run`'s closure (PubSubServerTests' `Server` keeps a server running across
+// a test). Moving means restructuring those tests around closures; until then this is the one mechanism for both
+// packages, and a product only because the examples' package cannot reach a target that is not one.
+
 /// A child process for tests: started with `posix_spawn` and reaped with `waitpid` on its own pid.
 ///
 /// Not API: `_MainlineTestSupport` serves Mainline's own tests and examples, and may change in any release.
