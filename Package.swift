@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 //
 // Mainline: the main loop for long-running Swift processes on Linux.
-// Layers follow DESIGN.md §5: each target imports only the targets below it.
+// Layers follow DESIGN.md §5: each target imports only the targets below it, and declares exactly the targets and
+// products its files import (one it only builds, such as the owner-mode probe, says so beside it).
 
 import PackageDescription
 
@@ -16,6 +17,9 @@ let package = Package(
         .library(name: "MainlineCoordinators", targets: ["MainlineCoordinators"]),
         .library(name: "MainlineBindings", targets: ["MainlineBindings"]),
         .library(name: "MainlineTesting", targets: ["MainlineTesting"]),
+        // Not API (the underscore says so, as swift-syntax's `_SwiftSyntaxTestSupport`): the child processes of
+        // Mainline's own tests, a product only because the examples' package (a package of its own) tests with it.
+        .library(name: "_MainlineTestSupport", targets: ["_MainlineTestSupport"]),
         // Not re-exported by `Mainline`: it pulls in swift-service-lifecycle.
         .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
     ],
@@ -62,22 +66,18 @@ let package = Package(
         ),
         .target(
             name: "MainlineObservables",
-            dependencies: ["MainlineLoop", "MainlineEvents", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
         ),
-        .target(
-            name: "MainlineViewModels",
-            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]
-        ),
+        .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
         .target(
             name: "MainlineCoordinators",
-            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
+            dependencies: ["MainlineLoop", "MainlineObservables", "MainlineViewModels"]
         ),
-        .target(
-            name: "MainlineBindings",
-            dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels"]
-        ),
-        // MainlineViewModels: the recording navigator; CMainlineShims: ChildProcess's close-on-exec pipes.
-        .target(name: "MainlineTesting", dependencies: ["MainlineLoop", "MainlineViewModels", "CMainlineShims"]),
+        .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
+        // The loop layer only (DESIGN.md §5): test doubles of a layer above live beside what they stand in for.
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
+        // CMainlineShims: ChildProcess's close-on-exec pipes.
+        .target(name: "_MainlineTestSupport", dependencies: ["CMainlineShims"]),
         .target(
             name: "Mainline",
             dependencies: [
@@ -106,8 +106,11 @@ let package = Package(
         .testTarget(
             name: "MainlineLoopTests",
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
+            // mainline-owner-probe is built, not imported: the owner-mode tests run it as a child process.
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineTesting", "mainline-owner-probe",
+                "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
+                "mainline-owner-probe",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
@@ -116,16 +119,19 @@ let package = Package(
         .testTarget(
             name: "MainlineServiceLifecycleTests",
             dependencies: [
-                "MainlineServiceLifecycle", "MainlineLoop", "MainlineEvents", "MainlineTesting",
+                "MainlineServiceLifecycle", "MainlineLoop",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(
             name: "MainlineTestingTests",
             dependencies: [
-                "MainlineTesting",
+                "MainlineTesting", "MainlineLoop",
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // A real tracer, for a trace that continues on the loop.
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -135,16 +141,29 @@ let package = Package(
         .testTarget(
             name: "MainlineEventsTests",
             dependencies: [
-                "MainlineEvents", "MainlineTesting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "MainlineEvents", "MainlineLoop", "MainlineTesting",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "MainlineObservablesTests", dependencies: ["MainlineObservables", "MainlineTesting"]),
-        .testTarget(name: "MainlineViewModelsTests", dependencies: ["MainlineViewModels", "MainlineTesting"]),
+        .testTarget(name: "_MainlineTestSupportTests", dependencies: ["_MainlineTestSupport"]),
+        .testTarget(
+            name: "MainlineObservablesTests",
+            dependencies: ["MainlineObservables", "MainlineLoop", "MainlineTesting"]
+        ),
+        .testTarget(
+            name: "MainlineViewModelsTests",
+            dependencies: ["MainlineViewModels", "MainlineObservables", "MainlineLoop", "MainlineTesting"]
+        ),
         .testTarget(
             name: "MainlineCoordinatorsTests",
-            dependencies: ["MainlineCoordinators", "MainlineViewModels", "MainlineTesting"]
+            dependencies: [
+                "MainlineCoordinators", "MainlineViewModels", "MainlineObservables", "MainlineLoop", "MainlineTesting",
+            ]
         ),
-        .testTarget(name: "MainlineBindingsTests", dependencies: ["MainlineBindings", "MainlineTesting"]),
+        .testTarget(
+            name: "MainlineBindingsTests",
+            dependencies: ["MainlineBindings", "MainlineObservables", "MainlineLoop", "MainlineTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

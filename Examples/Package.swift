@@ -69,6 +69,9 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 .product(name: "MainlineTesting", package: "Mainline"),
+                // The examples run as child processes (`ChildProcess`); not API, Mainline's own test support.
+                .product(name: "_MainlineTestSupport", package: "Mainline"),
+                // Built, not imported (except dashboard's table renderer): the tests run them as users do.
                 "hello-loop", "sign-up", "pubsub-server", "dashboard",
             ],
             path: "Tests/ExamplesTests"

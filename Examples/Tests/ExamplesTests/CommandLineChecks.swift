@@ -1,5 +1,5 @@
-import MainlineTesting
 import Testing
+import _MainlineTestSupport
 
 /// The checks every example's command line gets: the conventions of swift-argument-parser, which all of them use.
 ///

@@ -1,4 +1,3 @@
-import MainlineTesting
 import Testing
 
 /// `dashboard`, run as a user runs it: in a terminal (a tmux pane), reading the live table, pressing keys and reading

@@ -1,5 +1,5 @@
-import MainlineTesting
 import Testing
+import _MainlineTestSupport
 
 /// `hello-loop`, run as a user runs it: the built program, its output and its exit status.
 @Suite("Example: hello-loop", .timeLimit(.minutes(2)))

@@ -1,5 +1,4 @@
 import Foundation
-import MainlineTesting
 import Testing
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 import Foundation
-import MainlineTesting
 import Testing
 
 /// `sign-up`, run as a user runs it: in a terminal (a tmux pane), typing commands and reading the screen.

@@ -1,6 +1,6 @@
 import Foundation
-import MainlineTesting
 import Testing
+import _MainlineTestSupport
 
 /// A tmux session running one built example in a terminal, as a user runs it: the tests type into it and read the
 /// screen.

@@ -78,7 +78,7 @@ extension NavigationBundle: Encodable, DecodableWithConfiguration {
         try self.init(from: decoder, spec: configuration, at: .root)
     }
 
-    func encode(to encoder: any Encoder, at path: _RowPath) throws {
+    func encode(to encoder: any Encoder, at path: _BundleValuePath) throws {
         var container = encoder.container(keyedBy: _BundleJSON.Key.self)
         for row in spec.rows {
             // A row has no value only after misuse reported by `toBundle`; its key is left out.
@@ -91,8 +91,11 @@ extension NavigationBundle: Encodable, DecodableWithConfiguration {
         }
     }
 
-    init(from decoder: any Decoder, spec: NavigationBundleSpec, at path: _RowPath) throws(NavigationBundleDecodingError)
-    {
+    init(
+        from decoder: any Decoder,
+        spec: NavigationBundleSpec,
+        at path: _BundleValuePath
+    ) throws(NavigationBundleDecodingError) {
         let container: KeyedDecodingContainer<_BundleJSON.Key>
         do {
             container = try decoder.container(keyedBy: _BundleJSON.Key.self)

@@ -35,9 +35,9 @@ public struct NavigationBundleSpecType<T: Sendable>: Sendable, Hashable, CustomS
     // on `T` itself; only `_codec` erases `T`, for the untyped bundle storage.
     let kind: _NavigationBundleKind
     /// Writes a value; throws `NavigationBundleEncodingError` naming the row when a `Codable` value fails.
-    let encodeValue: @Sendable (T, any Encoder, _RowPath) throws -> Void
+    let encodeValue: @Sendable (T, any Encoder, _BundleValuePath) throws -> Void
     /// Reads a value; every failure names the row and what was expected.
-    let decodeValue: @Sendable (any Decoder, _RowPath) throws(NavigationBundleDecodingError) -> T
+    let decodeValue: @Sendable (any Decoder, _BundleValuePath) throws(NavigationBundleDecodingError) -> T
     let valuesAreEqual: @Sendable (T, T) -> Bool
     /// Why a value does not fit this type although it has the right Swift type (a nested bundle of another spec),
     /// or `nil` when it fits.
@@ -48,8 +48,8 @@ public struct NavigationBundleSpecType<T: Sendable>: Sendable, Hashable, CustomS
 
     init(
         kind: _NavigationBundleKind,
-        encode: @escaping @Sendable (T, any Encoder, _RowPath) throws -> Void,
-        decode: @escaping @Sendable (any Decoder, _RowPath) throws(NavigationBundleDecodingError) -> T,
+        encode: @escaping @Sendable (T, any Encoder, _BundleValuePath) throws -> Void,
+        decode: @escaping @Sendable (any Decoder, _BundleValuePath) throws(NavigationBundleDecodingError) -> T,
         equal: @escaping @Sendable (T, T) -> Bool,
         misfit: @escaping @Sendable (T) -> String? = { _ in nil },
         absentValue: T? = nil

@@ -1,5 +1,5 @@
 /// Performs navigation actions of one type: whatever shows a destination in a service — a coordinator, a
-/// terminal screen, a client session — or, in tests, `MainlineTesting`'s `RecordingNavigator`. `MainlineCoordinators`'
+/// terminal screen, a client session — or, in tests, ``RecordingNavigator``. `MainlineCoordinators`'
 /// `CoordinatorNavigator` is the one that shows destinations through coordinators and their stacks.
 ///
 /// Must be used on the main actor.

@@ -43,7 +43,7 @@ enum _BundleJSON {
     static func decode<V: Decodable>(
         _ type: V.Type,
         from decoder: any Decoder,
-        at path: _RowPath,
+        at path: _BundleValuePath,
         expected: _NavigationBundleKind
     ) throws(NavigationBundleDecodingError) -> V {
         do {
@@ -71,7 +71,7 @@ enum _BundleJSON {
     static func decodeFloatingPoint<V: BinaryFloatingPoint & Decodable>(
         _ type: V.Type,
         from decoder: any Decoder,
-        at path: _RowPath,
+        at path: _BundleValuePath,
         expected: _NavigationBundleKind
     ) throws(NavigationBundleDecodingError) -> V {
         if let container = try? decoder.singleValueContainer() {
@@ -95,7 +95,7 @@ enum _BundleJSON {
     /// spelling the decoder's strategy would convert.
     static func decodeFiniteNumber(
         from decoder: any Decoder,
-        at path: _RowPath,
+        at path: _BundleValuePath,
         expected: _NavigationBundleKind
     ) throws(NavigationBundleDecodingError) -> Double {
         if let container = try? decoder.singleValueContainer(), (try? container.decode(String.self)) == nil,

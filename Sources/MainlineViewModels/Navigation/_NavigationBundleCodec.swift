@@ -6,8 +6,8 @@
 /// A value type; all operations on it are thread-safe.
 struct _NavigationBundleCodec: Sendable {
     let kind: _NavigationBundleKind
-    let encode: @Sendable (any Sendable, any Encoder, _RowPath) throws -> Void
-    let decode: @Sendable (any Decoder, _RowPath) throws(NavigationBundleDecodingError) -> any Sendable
+    let encode: @Sendable (any Sendable, any Encoder, _BundleValuePath) throws -> Void
+    let decode: @Sendable (any Decoder, _BundleValuePath) throws(NavigationBundleDecodingError) -> any Sendable
     let equal: @Sendable (any Sendable, any Sendable) -> Bool
     let misfit: @Sendable (any Sendable) -> String?
     /// The value an absent row of this type holds (`nil` of the optional type), or `nil` when it must be present.

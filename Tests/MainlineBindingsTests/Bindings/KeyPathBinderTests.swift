@@ -1,3 +1,4 @@
+import Foundation
 import MainlineBindings
 import MainlineLoop
 import MainlineTesting

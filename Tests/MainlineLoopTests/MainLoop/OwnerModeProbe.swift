@@ -1,6 +1,6 @@
 import Foundation
-import MainlineTesting
 import Testing
+import _MainlineTestSupport
 
 /// Launches `mainline-owner-probe` (built beside the test binary) and collects its report.
 struct OwnerModeProbe {

@@ -1,8 +1,7 @@
-import MainlineTesting
 import MainlineViewModels
 import Testing
 
-/// `MainlineTesting`'s `RecordingNavigator`: records in call order, throws when told to.
+/// The test double `RecordingNavigator`: records in call order, throws when told to.
 @MainActor
 @Suite("RecordingNavigator")
 struct RecordingNavigatorTests {

@@ -1,6 +1,6 @@
 import Foundation
-import MainlineTesting
 import Testing
+import _MainlineTestSupport
 
 #if canImport(Glibc)
 import Glibc

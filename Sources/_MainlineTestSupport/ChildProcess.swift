@@ -1,6 +1,5 @@
 import CMainlineShims
 import Foundation
-import MainlineLoop
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +7,17 @@ import Glibc
 import Musl
 #endif
 
+// Why not swift-subprocess 1.0.2: it holds up — run against ChildProcessTests' scenarios after an exit test in the same
+// binary, it waits on its own child (a pidfd and `waitid(P_PIDFD)`, Linux 5.4 and later; older kernels get a SIGCHLD
+// handler), reaps no other child, empties the child's signal mask, keeps its pipes close-on-exec, streams lines and
+// sends signals. But its API is async and scoped: nothing runs synchronously (TmuxSession runs tmux from its init and
+// deinit), and an execution cannot outlive `run`'s closure (PubSubServerTests' `Server` keeps a server running across
+// a test). Moving means restructuring those tests around closures; until then this is the one mechanism for both
+// packages, and a product only because the examples' package cannot reach a target that is not one.
+
 /// A child process for tests: started with `posix_spawn` and reaped with `waitpid` on its own pid.
+///
+/// Not API: `_MainlineTestSupport` serves Mainline's own tests and examples, and may change in any release.
 ///
 /// Tests of a program built on Mainline often need it as a separate process: owner mode needs the process main
 /// thread, which the test runner owns, and an example is best tested as a user runs it. Use this instead of
@@ -69,7 +78,9 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     private let outputPipe: Int32?
     private let errorPipe: Int32?
     /// Standard output read by ``nextOutputLine()`` past the line it returned; `finish()` starts with it.
-    private let unreturnedOutput = _Locked<[UInt8]>([])
+    /// Protected by `unreturnedOutputLock`.
+    private var unreturnedOutput: [UInt8] = []
+    private let unreturnedOutputLock = NSLock()
 
     /// Starts `executable` with `arguments`. Standard input is `/dev/null`.
     ///
@@ -162,20 +173,24 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     /// Use it to wait for a server to say it is ready. Call it from one thread at a time, and before `finish()`.
     public func nextOutputLine() -> String? {
         guard let outputPipe else { return nil }
-        return unreturnedOutput.withLock { (pending: inout [UInt8]) -> String? in
-            var buffer = [UInt8](repeating: 0, count: 4_096)
-            while true {
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    return line
-                }
-                let count = buffer.withUnsafeMutableBytes { read(outputPipe, $0.baseAddress, $0.count) }
-                if count > 0 {
-                    pending.append(contentsOf: buffer[0..<count])
-                } else if count == 0 || errno != EINTR {
-                    return nil
-                }
+        unreturnedOutputLock.lock()
+        defer { unreturnedOutputLock.unlock() }
+        return Self.nextLine(of: outputPipe, pending: &unreturnedOutput)
+    }
+
+    private static func nextLine(of outputPipe: Int32, pending: inout [UInt8]) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            let count = buffer.withUnsafeMutableBytes { read(outputPipe, $0.baseAddress, $0.count) }
+            if count > 0 {
+                pending.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno != EINTR {
+                return nil
             }
         }
     }
@@ -192,7 +207,7 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     public func finishBlocking() -> Result {
         // Both pipes are read at once, so a chatty child can never block on a full one.
         let errors = _ReadToEnd(errorPipe)
-        let earlier = unreturnedOutput.withLock { $0 }
+        let earlier = unreturnedOutputLock.withLock { unreturnedOutput }
         let output = String(decoding: earlier, as: UTF8.self) + Self.readToEnd(outputPipe)
         let standardError = errors.wait()
         var status: Int32 = 0

@@ -1,9 +1,8 @@
-import MainlineViewModels
-
 /// A navigator for tests: records every action it is asked to perform, in order, and throws when told to.
 ///
-/// Must be used on the main actor. Like the rest of `MainlineTesting`, `RecordingNavigator` is a test double, not
-/// a navigator for production hosts.
+/// Must be used on the main actor. `RecordingNavigator` is a test double, not a navigator for production hosts: it
+/// lives beside ``Navigator`` so that tests of view models need only `MainlineViewModels` (and `MainlineTesting`,
+/// which depends on the loop layer alone, for the loop).
 ///
 /// ```swift
 /// @MainActor @Test func checkoutNavigatesWithTheOrder() throws {

@@ -1,0 +1,73 @@
+// Checks that every target of a package declares exactly the modules its files import (DESIGN.md §5): no dependency
+// it never imports, no import it reaches only through another target's dependency. Run by `.ci/graph`, which passes
+// the package's folder and what `swift package dump-package` printed for it.
+//
+// A dependency that is built but not imported is allowed only when it is an executable target (a test runs it as a
+// child process). Modules of the toolchain and the system are never declared.
+
+import Foundation
+
+let systemModules: Set<String> = [
+    "Foundation", "Glibc", "Musl", "Dispatch", "Testing", "Observation", "XCTest", "Synchronization",
+]
+// Products whose modules are named otherwise: swift-distributed-tracing's Instrumentation brings ServiceContextModule.
+let productModules: [String: Set<String>] = ["Instrumentation": ["Instrumentation", "ServiceContextModule"]]
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3, let manifest = FileManager.default.contents(atPath: arguments[2]) else {
+    print("usage: swift .ci/graph.swift <package folder> <dump-package JSON file>")
+    exit(2)
+}
+let root = URL(fileURLWithPath: arguments[1])
+let package = try JSONSerialization.jsonObject(with: manifest) as! [String: Any]
+let targets = package["targets"] as! [[String: Any]]
+let executables = Set(targets.filter { $0["type"] as? String == "executable" }.map { $0["name"] as! String })
+let importLine = try NSRegularExpression(
+    pattern: #"^(?:@testable |@_exported |@preconcurrency )?import ([A-Za-z_][A-Za-z0-9_]*)"#,
+    options: .anchorsMatchLines
+)
+
+var failures = 0
+for target in targets {
+    let name = target["name"] as! String
+    let type = target["type"] as! String
+    guard type != "system" else { continue }
+    let path = target["path"] as? String ?? (type == "test" ? "Tests/\(name)" : "Sources/\(name)")
+    var imported = Set<String>()
+    let folder = root.appendingPathComponent(path)
+    let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+        guard file.pathExtension == "swift", let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+        for match in importLine.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            imported.insert(String(text[Range(match.range(at: 1), in: text)!]))
+        }
+    }
+    imported.subtract(systemModules)
+    var declared = Set<String>()
+    var builtOnly = Set<String>()
+    for dependency in target["dependencies"] as! [[String: Any]] {
+        guard let (kind, value) = dependency.first, let fields = value as? [Any], let named = fields.first as? String
+        else { continue }
+        let modules = kind == "product" ? productModules[named] ?? [named] : [named]
+        if executables.contains(named) && imported.isDisjoint(with: modules) {
+            builtOnly.insert(named)
+        } else {
+            declared.formUnion(modules)
+        }
+    }
+    // A product of several modules counts as imported when one of them is.
+    let unused = declared.subtracting(imported).filter { module in
+        !productModules.values.contains { $0.contains(module) && !$0.isDisjoint(with: imported) }
+    }
+    let undeclared = imported.subtracting(declared)
+    if !unused.isEmpty {
+        print("graph: \(name) declares \(unused.sorted().joined(separator: ", ")) but never imports it")
+        failures += 1
+    }
+    if !undeclared.isEmpty {
+        print("graph: \(name) imports \(undeclared.sorted().joined(separator: ", ")) without declaring it")
+        failures += 1
+    }
+}
+if failures > 0 { exit(1) }
+print("graph: \(arguments[1]): every target declares exactly what it imports")
