@@ -31,6 +31,9 @@ struct pool {
 static struct {
     uv_loop_t loop;
     uv_async_t wake;
+    /// Drains the queue on the next loop iteration without a syscall wake-up: started by a push from the loop
+    /// thread itself (a job that re-posts itself), the way an event loop serves work its own jobs queued.
+    uv_idle_t again;
     pthread_t thread;
     bool running;
     sem_t ready;
@@ -61,19 +64,39 @@ uint64_t cloopfloor_now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/// Whether the calling thread is the loop thread.
+static _Thread_local bool on_loop_thread;
+
+static void drain(void);
+
+static void on_again(uv_idle_t *handle) {
+    uv_idle_stop(handle);
+    drain();
+}
+
 static void push(struct node *n) {
     struct node *top = atomic_load_explicit(&floor_loop.head, memory_order_relaxed);
     do {
         n->next = top;
     } while (!atomic_compare_exchange_weak_explicit(&floor_loop.head, &top, n, memory_order_release,
                                                     memory_order_relaxed));
-    // Only the push onto an empty stack wakes the loop: any other found a push that did, and whose wake-up has not
-    // been consumed by a drain yet (the drain empties the stack before it runs anything).
-    if (top == NULL) uv_async_send(&floor_loop.wake);
+    // Only the push onto an empty stack arranges a drain: any other found a push that did, and whose drain has not
+    // happened yet (a drain empties the stack before it runs anything). From another thread that is a wake-up
+    // through uv_async_send; from the loop thread, an idle handle that makes the next poll non-blocking and drains
+    // after it (libuv handles may only be touched on the loop thread, which this is).
+    if (top != NULL) return;
+    if (on_loop_thread)
+        uv_idle_start(&floor_loop.again, on_again);
+    else
+        uv_async_send(&floor_loop.wake);
 }
 
 static void on_wake(uv_async_t *handle) {
     (void)handle;
+    drain();
+}
+
+static void drain(void) {
     struct node *n = atomic_exchange_explicit(&floor_loop.head, NULL, memory_order_acquire);
     struct node *fifo = NULL;
     while (n != NULL) { // LIFO → FIFO
@@ -115,12 +138,14 @@ static void ran(struct node *n) {
 static void stop_loop(struct node *n) {
     (void)n;
     uv_close((uv_handle_t *)&floor_loop.wake, NULL);
+    uv_close((uv_handle_t *)&floor_loop.again, NULL);
 }
 
 static void *loop_thread(void *arg) {
     (void)arg;
+    on_loop_thread = true;
     sem_post(&floor_loop.ready);
-    uv_run(&floor_loop.loop, UV_RUN_DEFAULT); // returns once the stop job closed the wake-up handle
+    uv_run(&floor_loop.loop, UV_RUN_DEFAULT); // returns once the stop job closed both handles
     return NULL;
 }
 
@@ -136,6 +161,7 @@ int cloopfloor_start(void) {
         uv_loop_close(&floor_loop.loop);
         return rc;
     }
+    uv_idle_init(&floor_loop.loop, &floor_loop.again); // cannot fail: it only links the handle into the loop
     sem_init(&floor_loop.ready, 0, 0);
     sem_init(&floor_loop.done, 0, 0);
     sem_init(&floor_loop.spinner_stopped, 0, 0);
@@ -145,6 +171,7 @@ int cloopfloor_start(void) {
     rc = pthread_create(&floor_loop.thread, NULL, loop_thread, NULL);
     if (rc != 0) {
         uv_close((uv_handle_t *)&floor_loop.wake, NULL);
+        uv_close((uv_handle_t *)&floor_loop.again, NULL);
         uv_run(&floor_loop.loop, UV_RUN_DEFAULT);
         uv_loop_close(&floor_loop.loop);
         return -rc;

@@ -1,6 +1,8 @@
 // The C floor: the benchmarks' workloads on a bare libuv loop fed by a lock-free MPSC queue (a Treiber-style stack
 // that producers push onto with a CAS and the loop thread takes whole with one exchange, then reverses to FIFO),
-// woken by uv_async_send. What the Swift peers are read against: nothing but libuv and two atomics.
+// woken by uv_async_send (a push from the loop thread itself, as a job that re-posts itself, starts an idle handle
+// instead: no syscall to wake a loop that is awake). What the Swift peers are read against: nothing but libuv and
+// two atomics.
 //
 // One loop at a time: cloopfloor_start() brings the loop thread up, cloopfloor_stop() joins it. Every other call
 // needs a started loop. Not re-entrant; the benchmark thread drives it, the producer threads only post.
@@ -21,7 +23,7 @@ extern "C" {
 /// Starts the loop thread and returns once its loop runs. Returns 0, or a negative libuv/errno code.
 int cloopfloor_start(void);
 
-/// Stops the loop thread (a job that closes the wake-up handle) and joins it; frees the node pools.
+/// Stops the loop thread (a job that closes the loop's two handles) and joins it; frees the node pools.
 void cloopfloor_stop(void);
 
 /// Expects `count` ticks: call before any of them is posted.
