@@ -34,12 +34,22 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // `DispatchQueue` as an OpenCombine scheduler, for the subject peer's `receive(on:)`.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                "CLoopFloor",
             ],
             path: "Benchmarks/MainlineBenchmarks",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "package-benchmark")
             ]
-        )
+        ),
+        // The C floor: the same workloads on a bare libuv loop with a lock-free MPSC queue (Sources/CLoopFloor).
+        // libuv is linked directly: the root package's `CLibUV` is not a product, so it cannot be depended on here.
+        // unsafeFlags are fine: this package is only ever a root package, never a dependency.
+        .target(
+            name: "CLoopFloor",
+            path: "Sources/CLoopFloor",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
+            linkerSettings: [.linkedLibrary("uv"), .linkedLibrary("pthread")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

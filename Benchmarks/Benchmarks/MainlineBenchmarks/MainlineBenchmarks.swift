@@ -20,9 +20,10 @@ let benchmarks: @Sendable () -> Void = {
 
     // 1. Post throughput: 1,000,000 posts per iteration from 1 or 2 producer threads, then wait for the last job.
     //    Scaled by `.mega`, so wall clock reads as ns per post and throughput as posts per second.
+    //    The C floor's rows (a bare libuv loop with a lock-free MPSC queue) are in CFloor.swift.
     for producers in [oneProducer, twoProducers] {
+        let label = producers.count == 1 ? "1 producer" : "\(producers.count) producers"
         for peer in Peer.allCases {
-            let label = producers.count == 1 ? "1 producer" : "\(producers.count) producers"
             Benchmark(
                 "Post throughput, \(label): \(peer.rawValue)",
                 configuration: .init(
@@ -42,6 +43,7 @@ let benchmarks: @Sendable () -> Void = {
                 postSink.wait()
             }
         }
+        registerCFloorPostThroughput(producers: producers, label: label)
     }
 
     // 2. Round trip: post one job that signals a semaphore the posting thread waits on. One round trip per
@@ -128,4 +130,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 12. What carrying the poster's ServiceContext costs a post, off and on (TracingBenchmarks.swift).
     registerTracingBenchmarks()
+
+    // 13. Hand-off to an awake loop, against the C floor (HandOffWorkload.swift).
+    registerHandOffBenchmarks()
 }
