@@ -183,6 +183,22 @@ public final class TestLoop: Loop {
         core.scheduleRepeating(every: interval, now: now, label: label, body)
     }
 
+    /// Runs `body` once, in the idle phase of the first step that leaves nothing due now. See `Loop.whenIdle(_:)`.
+    ///
+    /// Thread-safe. A step's idle phase comes after its timers, posts and settle, and runs only when no post is
+    /// waiting, nothing is pending for settle and no timer is due at ``now``. A registration from outside the loop's
+    /// callbacks (the test itself, another thread) counts as work due now, so ``runUntilIdle(maxIterations:)`` and
+    /// ``advance(by:)`` run it; one made by a callback runs in the idle phase of the step it ran in, and one made by
+    /// an idle body waits for the next step that runs for another reason — so ``runUntilIdle(maxIterations:)`` ends
+    /// even with a body that re-registers itself.
+    ///
+    /// - Parameter body: The work to run when the loop is idle.
+    /// - Returns: The registration, for cancelling.
+    @discardableResult
+    public nonisolated func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
+        core.whenIdle(body).0
+    }
+
     /// Registers `body` to run when a step shuts the loop down, after posted work and settle, as
     /// `MainLoop.onShutdown(_:)` does.
     ///
@@ -207,7 +223,9 @@ public final class TestLoop: Loop {
     // MARK: Stepping
 
     /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
-    /// rounds. After ``stop()``, the first step shuts the loop down instead.
+    /// rounds, then — if that left no post waiting, nothing pending for settle and no timer due at ``now`` — the idle
+    /// bodies registered before the idle phase began (see ``whenIdle(_:)``). After ``stop()``, the first step shuts
+    /// the loop down instead, releasing pending idle bodies unrun.
     public func runIteration() {
         if core.posts.closed && !core.isShutDown {
             core.shutDown()
@@ -216,6 +234,7 @@ public final class TestLoop: Loop {
         core.runDueTimers(now: now)
         core.runPosts()
         core.runSettle()
+        core.runIdleIfNothingPending(now: now)
         core.endIteration()
     }
 
@@ -316,7 +335,8 @@ public final class TestLoop: Loop {
 
     // MARK: Inspection
 
-    /// Whether anything is left: work due now, or timers scheduled for later.
+    /// Whether anything is left: work due now (an idle body registered from outside the loop counts), or timers
+    /// scheduled for later. An idle body registered by a callback does not count: it waits for a step.
     public var hasPendingWork: Bool { hasWorkDueNow || core.nextDeadline != nil }
 
     /// How many posted bodies the loop has run so far: how often other threads woke it with work.
@@ -336,7 +356,7 @@ public final class TestLoop: Loop {
 
     private var hasWorkDueNow: Bool {
         if core.posts.closed && !core.isShutDown { return true }
-        if core.hasImmediateWork || core.posts.hasIncoming { return true }
+        if core.hasImmediateWork || core.posts.hasIncoming || core.isIdleWakeRequested { return true }
         if let next = core.nextDeadline, next <= now { return true }
         return false
     }
