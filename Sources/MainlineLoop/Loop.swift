@@ -217,7 +217,10 @@ extension Loop {
     public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
         let queue = _IdleQueue()
         let (registration, _) = queue.add(body, wakes: false)
-        if !post({ for body in queue.takeAll() { body() } }) { queue.close() }
+        let posted = post {
+            for registration in queue.takeAll() { queue.take(registration)?() }
+        }
+        if !posted { queue.close() }
         return registration
     }
 

@@ -59,17 +59,22 @@ package final class _IdleQueue: @unchecked Sendable {
         return (registration, mustWake)
     }
 
-    /// Takes every registered body, in registration order, leaving their registrations spent.
-    package func takeAll() -> [@MainActor @Sendable () -> Void] {
+    /// Takes every pending registration, in registration order, for the idle phase; each body is taken from its
+    /// registration only when its turn comes (``take(_:)``), so that an earlier body can still cancel a later one.
+    package func takeAll() -> [IdleRegistration] {
         lock.withLock {
             wakeRequested = false
-            let bodies = pending.compactMap { registration in
-                defer { registration.body = nil }
-                return registration.body
-            }
-            pending.removeAll(keepingCapacity: true)
             count.store(0, ordering: .releasing)
-            return bodies
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+    }
+
+    /// Takes the body of a registration that ``takeAll()`` returned, leaving it spent; `nil` if it was cancelled.
+    package func take(_ registration: IdleRegistration) -> (@MainActor @Sendable () -> Void)? {
+        lock.withLock {
+            defer { registration.body = nil }
+            return registration.body
         }
     }
 

@@ -32,18 +32,21 @@ extension _LoopCore {
         guard idle.hasPending, !isShutDown else { return 0 }
         guard !hasImmediateWork, !posts.hasIncoming, !posts.closed else { return 0 }
         if let next = nextDeadline, next <= now() { return 0 }
-        let bodies = idle.takeAll()
-        guard !bodies.isEmpty else { return 0 }
-        guard let instruments else { return _RunningLoop.with(owner) { runIdle(bodies) } }
-        return measured(instruments) { runIdle(bodies) }
+        let registrations = idle.takeAll()
+        guard let instruments else { return _RunningLoop.with(owner) { runIdle(registrations) } }
+        return measured(instruments) { runIdle(registrations) }
     }
 
-    private func runIdle(_ bodies: [@MainActor @Sendable () -> Void]) -> Int {
+    private func runIdle(_ registrations: [IdleRegistration]) -> Int {
         let monitor = self.monitor
-        for body in bodies {
+        var ran = 0
+        for registration in registrations {
+            // Taken one at a time: a body may cancel one registered after it.
+            guard let body = idle.take(registration) else { continue }
             monitor?.begin("idle")
             body()
+            ran += 1
         }
-        return bodies.count
+        return ran
     }
 }
