@@ -14,7 +14,15 @@ extension GuestModeTests {
         let counts = _Locked((ran: 0, ranAtIdle: -1, idleRuns: 0))
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                for _ in 0..<total { loop.post { counts.withLock { $0.ran += 1 } } }
+                // The first post holds the loop until the whole burst and the idle body are queued: whatever the
+                // scheduling, the loop meets the idle body with posts still waiting behind its snapshot.
+                let everythingQueued = DispatchSemaphore(value: 0)
+                loop.post {
+                    everythingQueued.wait()
+                    counts.withLock { $0.ran += 1 }
+                }
+                for _ in 1..<total { loop.post { counts.withLock { $0.ran += 1 } } }
+                defer { everythingQueued.signal() }
                 loop.whenIdle {
                     dispatchPrecondition(condition: .onQueue(.main))
                     MainActor.assertIsolated()
