@@ -167,7 +167,9 @@ struct TestLoopIdleTests {
         do {
             let token = Token()
             released = token
-            let registration = loop.whenIdle { _ = token; log.add("idle") }
+            let registration = loop.whenIdle {
+                _ = token; log.add("idle")
+            }
             loop.post { log.add("post") }
             loop.stop()
             loop.runUntilIdle()
