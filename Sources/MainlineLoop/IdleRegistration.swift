@@ -1,8 +1,9 @@
-/// Work registered with ``Loop/whenIdle(_:)`` to run once the loop has nothing else to do; cancel it to withdraw.
+/// Work registered with ``Loop/whenIdle(_:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing else
+/// to do; cancel it to withdraw.
 ///
 /// All operations on `IdleRegistration` are thread-safe.
 ///
-/// The body runs once, on the loop (the main actor), in the idle phase of an iteration that left nothing pending:
+/// The body runs once, on the loop (the main actor; an `EventLoop`'s own thread), in the idle phase of an iteration that left nothing pending:
 /// no posts waiting, nothing pending for settle, no timer due now — right before the loop would block. Then the
 /// registration is spent (``isActive`` turns `false`). For repeating idle work, register again from the body: the
 /// new registration runs in a later iteration's idle phase (see ``Loop/whenIdle(_:)`` for why that never spins the
@@ -19,10 +20,10 @@
 /// Dropping a registration does not cancel it.
 public final class IdleRegistration: @unchecked Sendable {
     // @unchecked Sendable: `body` is protected by `queue`'s lock (`_IdleQueue`).
-    var body: (@MainActor @Sendable () -> Void)?
+    var body: _IdleBody?
     private let queue: _IdleQueue?
 
-    init(_ body: @escaping @MainActor @Sendable () -> Void, queue: _IdleQueue) {
+    init(_ body: _IdleBody, queue: _IdleQueue) {
         self.body = body
         self.queue = queue
     }
@@ -41,4 +42,10 @@ public final class IdleRegistration: @unchecked Sendable {
     public func cancel() {
         queue?.cancel(self)
     }
+}
+
+/// What an idle body runs on: the main actor (`MainLoop`, `TestLoop`) or an `EventLoop`'s thread.
+enum _IdleBody: Sendable {
+    case mainActor(@MainActor @Sendable () -> Void)
+    case loopThread(@Sendable () -> Void)
 }

@@ -216,9 +216,11 @@ extension Loop {
     @discardableResult
     public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
         let queue = _IdleQueue()
-        let (registration, _) = queue.add(body, wakes: false)
+        let (registration, _) = queue.add(.mainActor(body), wakes: false)
         let posted = post {
-            for registration in queue.takeAll() { queue.take(registration)?() }
+            for registration in queue.takeAll() {
+                if case .mainActor(let body) = queue.take(registration) { body() }
+            }
         }
         if !posted { queue.close() }
         return registration

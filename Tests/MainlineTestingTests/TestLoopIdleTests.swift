@@ -168,7 +168,8 @@ struct TestLoopIdleTests {
             let token = Token()
             released = token
             let registration = loop.whenIdle {
-                _ = token; log.add("idle")
+                _ = token
+                log.add("idle")
             }
             loop.post { log.add("post") }
             loop.stop()

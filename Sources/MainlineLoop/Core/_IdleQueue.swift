@@ -39,8 +39,8 @@ package final class _IdleQueue: @unchecked Sendable {
 
     /// Registers `body`. Returns the registration (already spent when the queue is closed) and whether the caller
     /// must wake the loop: `wakes` was asked for and this is the first wake-up asked since the last idle phase.
-    package func add(
-        _ body: @escaping @MainActor @Sendable () -> Void,
+    func add(
+        _ body: _IdleBody,
         wakes: Bool
     ) -> (IdleRegistration, mustWake: Bool) {
         let registration = IdleRegistration(body, queue: self)
@@ -71,7 +71,7 @@ package final class _IdleQueue: @unchecked Sendable {
     }
 
     /// Takes the body of a registration that ``takeAll()`` returned, leaving it spent; `nil` if it was cancelled.
-    package func take(_ registration: IdleRegistration) -> (@MainActor @Sendable () -> Void)? {
+    func take(_ registration: IdleRegistration) -> _IdleBody? {
         lock.withLock {
             defer { registration.body = nil }
             return registration.body
@@ -82,7 +82,7 @@ package final class _IdleQueue: @unchecked Sendable {
     @discardableResult
     package func close() -> Int {
         // Release the closures outside the lock: what they capture may deinit and register again.
-        let released: [@MainActor @Sendable () -> Void] = lock.withLock {
+        let released: [_IdleBody] = lock.withLock {
             isClosed = true
             wakeRequested = false
             let bodies = pending.compactMap { registration in
@@ -101,7 +101,7 @@ package final class _IdleQueue: @unchecked Sendable {
     }
 
     func cancel(_ registration: IdleRegistration) {
-        let body: (@MainActor @Sendable () -> Void)? = lock.withLock {
+        let body: _IdleBody? = lock.withLock {
             guard let body = registration.body else { return nil }
             registration.body = nil
             if let index = pending.firstIndex(where: { $0 === registration }) { pending.remove(at: index) }

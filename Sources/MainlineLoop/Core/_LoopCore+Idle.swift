@@ -15,7 +15,7 @@ extension _LoopCore {
         _ body: @escaping @MainActor @Sendable () -> Void
     ) -> (IdleRegistration, mustWake: Bool) {
         let fromLoop = owner != nil && mainline_running_loop() == owner
-        return idle.add(serviceContext.carry(post: body), wakes: !fromLoop)
+        return idle.add(.mainActor(serviceContext.carry(post: body)), wakes: !fromLoop)
     }
 
     /// Whether a registration from outside the loop waits for an idle phase (`TestLoop` counts it as work due now).
@@ -42,7 +42,7 @@ extension _LoopCore {
         var ran = 0
         for registration in registrations {
             // Taken one at a time: a body may cancel one registered after it.
-            guard let body = idle.take(registration) else { continue }
+            guard case .mainActor(let body) = idle.take(registration) else { continue }
             monitor?.begin("idle")
             body()
             ran += 1
