@@ -1,7 +1,7 @@
 /// What every Mainline loop offers: posting from any thread, timers, the settle phase and signals, all
 /// delivered on the main actor.
 ///
-/// `post(_:)` and `stop()` are thread-safe; everything else must be called on the main actor.
+/// `post(_:)`, `whenIdle(_:)` and `stop()` are thread-safe; everything else must be called on the main actor.
 ///
 /// ``MainLoop`` (the process's real main loop) and `TestLoop` (virtual time, from `MainlineTesting`) conform.
 /// Code in the layers above takes `loop: any Loop = MainLoop.main`, so tests hand it a `TestLoop` and drive
