@@ -21,26 +21,20 @@
 public final class IdleRegistration: @unchecked Sendable {
     // @unchecked Sendable: `body` is protected by `queue`'s lock (`_IdleQueue`).
     var body: _IdleBody?
-    private let queue: _IdleQueue?
+    private let queue: _IdleQueue
 
     init(_ body: _IdleBody, queue: _IdleQueue) {
         self.body = body
         self.queue = queue
     }
 
-    /// A registration that is already spent: what a stopped loop returns.
-    init() {
-        body = nil
-        queue = nil
-    }
-
     /// Whether the body will still run (it has neither run, nor been cancelled, nor been released by shutdown).
-    public var isActive: Bool { queue?.isActive(self) ?? false }
+    public var isActive: Bool { queue.isActive(self) }
 
     /// Withdraws the body: it will not run, and what it captured is released (outside any lock). Idempotent; safe
     /// from inside an idle body, and a no-op once the body has run.
     public func cancel() {
-        queue?.cancel(self)
+        queue.cancel(self)
     }
 }
 
