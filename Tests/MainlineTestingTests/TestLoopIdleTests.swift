@@ -23,6 +23,21 @@ struct TestLoopIdleTests {
         #expect(!loop.hasPendingWork)
     }
 
+    @Test func aSnapshotCountsPendingIdleBodiesAndShowsThemOnlyWhenThereAreSome() {
+        let loop = TestLoop()
+        loop.whenIdle {}
+        let cancelled = loop.whenIdle {}
+        loop.whenIdle {}
+        cancelled.cancel()
+        let pending = loop.snapshot()
+        #expect(pending.pendingIdleBodies == 2)
+        #expect(pending.description.contains("\n  settle: 0 pending, 0 delivered\n  idle: 2 pending\n  timers:"))
+        loop.runIteration()
+        let none = loop.snapshot()
+        #expect(none.pendingIdleBodies == 0)
+        #expect(!none.description.contains("idle:"))
+    }
+
     @Test func idleWaitsWhileTheBudgetLeavesPostsWaiting() {
         let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 2))
         let log = Log()

@@ -31,6 +31,9 @@ package final class _IdleQueue: @unchecked Sendable {
     @inline(__always)
     package var hasPending: Bool { count.load(ordering: .acquiring) > 0 }
 
+    /// How many bodies wait for the idle phase (cancelled ones excluded), for snapshots.
+    package var pendingCount: Int { count.load(ordering: .acquiring) }
+
     /// Whether a registration from outside the loop asked for an idle phase that has not run yet.
     package var isWakeRequested: Bool {
         guard hasPending else { return false }

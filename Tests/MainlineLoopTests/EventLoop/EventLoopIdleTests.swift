@@ -67,6 +67,7 @@ extension EventLoopTests {
             let pending = loop.whenIdle { ran.withLock { $0.append("pending") } }
             cancelled.cancel()
             #expect(!cancelled.isActive)
+            #expect(loop.snapshot().pendingIdleBodies == 1, "the cancelled body no longer counts")
             loop.stop()
             gate.signal()
             await loop.waitUntilStopped()

@@ -75,7 +75,6 @@ extension GuestModeTests {
         await MainActor.run { register() }
         try await Task.sleep(for: .milliseconds(200))
         let spinning = runs.withLock { $0 }
-        print("idle runs in 200 ms: \(spinning)")
         // A spinning loop runs the body hundreds of thousands of times in 200 ms; this one ran it once, then blocked.
         // (Other tests' main-actor work in this process may give it a few more iterations.)
         #expect(spinning >= 1)
