@@ -1,7 +1,7 @@
 /// What every Mainline loop offers: posting from any thread, timers, the settle phase and signals, all
 /// delivered on the main actor.
 ///
-/// `post(_:)` and `stop()` are thread-safe; everything else must be called on the main actor.
+/// `post(_:)`, `whenIdle(_:)` and `stop()` are thread-safe; everything else must be called on the main actor.
 ///
 /// ``MainLoop`` (the process's real main loop) and `TestLoop` (virtual time, from `MainlineTesting`) conform.
 /// Code in the layers above takes `loop: any Loop = MainLoop.main`, so tests hand it a `TestLoop` and drive
@@ -27,7 +27,8 @@
 ///
 /// One iteration of a loop runs, in order: due **timers** (deadline order, ties in scheduling order);
 /// **posted work** and I/O (bounded by ``LoopBudgets/postsPerIteration``); **settle** (pending
-/// ``SettleNotification``s by height, in rounds bounded by ``LoopBudgets/settleRoundsPerIteration``).
+/// ``SettleNotification``s by height, in rounds bounded by ``LoopBudgets/settleRoundsPerIteration``); then, when
+/// that left nothing pending, **idle** bodies (``whenIdle(_:)``), right before the loop blocks.
 /// A loop never blocks while posted work or a settle notification is pending.
 public protocol Loop: AnyObject, Sendable {
     /// Runs `body` on the loop, on the main actor, soon.
@@ -64,6 +65,37 @@ public protocol Loop: AnyObject, Sendable {
     ///
     /// - Parameter drainDeadline: How long from now posted work may still start; zero or less runs none.
     func stop(drainDeadline: Duration)
+
+    /// Runs `body` once, on the loop (the main actor), as soon as an iteration has nothing else pending: no posts
+    /// waiting, nothing pending for settle, no timer due now — right before the loop would block for I/O or the next
+    /// timer. Android's `IdleHandler` and GLib's idle sources, one-shot.
+    ///
+    /// Thread-safe. Bodies run in registration order, in the idle phase that follows the rest of an iteration
+    /// (DESIGN.md §2, phase 5); what a body posts, schedules or settles runs in the next iteration, and the loop does
+    /// not block while it is pending.
+    ///
+    /// **One-shot, and re-registering never spins.** A body runs once, then its registration is spent. For idle work
+    /// that repeats (compact a cache after every burst), register again from the body: a body registered while the
+    /// idle phase runs waits for the *next* idle phase, and a registration made on the loop (from a body, a post, a
+    /// timer) does not wake it. So a re-registering body runs at most once per iteration, and a loop with nothing but
+    /// such a body blocks — at zero CPU — until something else (a post, a timer, I/O) gives it another iteration.
+    /// GLib's repeating idle sources (`G_SOURCE_CONTINUE`) spin the loop at 100% CPU instead; Mainline offers no
+    /// repeating form for that reason. A registration from anywhere else (another thread, a task) wakes the loop.
+    ///
+    /// **Stopping.** Idle bodies still pending when the loop shuts down are released unrun (a stopping loop is never
+    /// idle: it drains); registering on a loop that has shut down returns a spent registration.
+    ///
+    /// ```swift
+    /// // From any thread, after handing the loop a burst of posts:
+    /// loop.whenIdle { progress.flush() }   // runs once all of them (and what they settled) have run
+    /// ```
+    ///
+    /// - Parameter body: The work to run when the loop is idle.
+    /// - Returns: The registration, for cancelling (thread-safe) or checking whether `body` ran.
+    /// - Complexity: O(1) to register; O(n) in the pending idle bodies to cancel. An iteration with no idle body
+    ///   registered pays one atomic load; posts pay nothing.
+    @discardableResult
+    func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration
 
     /// The loop's monotonic clock.
     @MainActor var now: LoopInstant { get }
@@ -176,6 +208,24 @@ public protocol Loop: AnyObject, Sendable {
 }
 
 extension Loop {
+    /// Posts `body`, cancellably: the default for loops that have no idle phase, where "idle" can only mean "after
+    /// what was posted before". See ``Loop/whenIdle(_:)``.
+    ///
+    /// - Parameter body: The work to run.
+    /// - Returns: The registration, for cancelling; spent at once when the post is refused.
+    @discardableResult
+    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
+        let queue = _IdleQueue()
+        let (registration, _) = queue.add(.mainActor(body), wakes: false)
+        let posted = post {
+            for registration in queue.takeAll() {
+                if case .mainActor(let body) = queue.take(registration) { body() }
+            }
+        }
+        if !posted { queue.close() }
+        return registration
+    }
+
     /// Posts `body` and answers ``PostResult/accepted`` or ``PostResult/stopped``: the default for loops that have
     /// no limit on pending posts. See ``Loop/tryPost(_:)``.
     ///

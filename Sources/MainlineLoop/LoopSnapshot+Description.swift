@@ -11,6 +11,8 @@ extension LoopSnapshot: CustomStringConvertible {
     ///     overdue 0.100 s
     /// ```
     ///
+    /// When idle bodies wait (``pendingIdleBodies``), an `idle: N pending` line follows the settle line.
+    ///
     /// Durations are shown in seconds with three decimals (truncated to the millisecond); a timer whose deadline has
     /// passed but which has not fired yet is `overdue`. A repeating timer shows its period, how often it fired and,
     /// when it skipped firings, how many.
@@ -22,6 +24,7 @@ extension LoopSnapshot: CustomStringConvertible {
             "  settle: \(pendingSettleNotifications) pending, \(counters.settleDeliveries) delivered",
             "  timers: \(timers.count) scheduled, \(counters.timersFired) fired",
         ]
+        if pendingIdleBodies > 0 { lines.insert("  idle: \(pendingIdleBodies) pending", at: 3) }
         for timer in timers {
             lines.append("    " + line(for: timer))
         }

@@ -184,6 +184,8 @@ public struct LoopSnapshot: Hashable, Sendable {
     public var pendingPosts: Int
     /// Settle notifications waiting for delivery (zero for an `EventLoop`).
     public var pendingSettleNotifications: Int
+    /// Idle bodies registered (``Loop/whenIdle(_:)``) and waiting for an idle phase; cancelled ones do not count.
+    public var pendingIdleBodies: Int
     /// The scheduled timers, soonest first (timers due at the same instant in the order they fire).
     public var timers: [Timer]
     /// What the loop has done so far.
@@ -201,6 +203,7 @@ public struct LoopSnapshot: Hashable, Sendable {
     ///   - phase: What the loop is doing.
     ///   - pendingPosts: Posts accepted and not yet run.
     ///   - pendingSettleNotifications: Settle notifications waiting for delivery.
+    ///   - pendingIdleBodies: Idle bodies waiting for an idle phase.
     ///   - timers: The scheduled timers, soonest first.
     ///   - counters: What the loop has done so far.
     public init(
@@ -210,6 +213,7 @@ public struct LoopSnapshot: Hashable, Sendable {
         phase: Phase = .waiting,
         pendingPosts: Int = 0,
         pendingSettleNotifications: Int = 0,
+        pendingIdleBodies: Int = 0,
         timers: [Timer] = [],
         counters: Counters = Counters()
     ) {
@@ -219,6 +223,7 @@ public struct LoopSnapshot: Hashable, Sendable {
         self.phase = phase
         self.pendingPosts = pendingPosts
         self.pendingSettleNotifications = pendingSettleNotifications
+        self.pendingIdleBodies = pendingIdleBodies
         self.timers = timers
         self.counters = counters
     }

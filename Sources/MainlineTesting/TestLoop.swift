@@ -2,14 +2,15 @@ import MainlineLoop
 
 /// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
 ///
-/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``raise(_:)``,
-/// ``stop()`` and ``propagatesServiceContext``, which any thread may call (what they ask for waits until the test
+/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``whenIdle(_:)``,
+/// ``raise(_:)``, ``stop()`` and ``propagatesServiceContext``, which any thread may call (what they ask for waits until the test
 /// steps the loop).
 ///
 /// It runs the same scheduling core as `MainLoop` — the same timer ordering, post budget and settle rounds —
 /// but time starts at `LoopInstant.zero` and moves only when the test says so:
 ///
-/// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle.
+/// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle, and — if
+///   nothing is left due now — idle bodies (``whenIdle(_:)``).
 /// - ``runUntilIdle(maxIterations:)`` runs iterations until nothing is left to do *now*.
 /// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
@@ -183,6 +184,22 @@ public final class TestLoop: Loop {
         core.scheduleRepeating(every: interval, now: now, label: label, body)
     }
 
+    /// Runs `body` once, in the idle phase of the first step that leaves nothing due now. See `Loop.whenIdle(_:)`.
+    ///
+    /// Thread-safe. A step's idle phase comes after its timers, posts and settle, and runs only when no post is
+    /// waiting, nothing is pending for settle and no timer is due at ``now``. A registration from outside the loop's
+    /// callbacks (the test itself, another thread) counts as work due now, so ``runUntilIdle(maxIterations:)`` and
+    /// ``advance(by:)`` run it; one made by a callback runs in the idle phase of the step it ran in, and one made by
+    /// an idle body waits for the next step that runs for another reason — so ``runUntilIdle(maxIterations:)`` ends
+    /// even with a body that re-registers itself.
+    ///
+    /// - Parameter body: The work to run when the loop is idle.
+    /// - Returns: The registration, for cancelling.
+    @discardableResult
+    public nonisolated func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
+        core.whenIdle(body).0
+    }
+
     /// Registers `body` to run when a step shuts the loop down, after posted work and settle, as
     /// `MainLoop.onShutdown(_:)` does.
     ///
@@ -207,7 +224,9 @@ public final class TestLoop: Loop {
     // MARK: Stepping
 
     /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
-    /// rounds. After ``stop()``, the first step shuts the loop down instead.
+    /// rounds, then — if that left no post waiting, nothing pending for settle and no timer due at ``now`` — the idle
+    /// bodies registered before the idle phase began (see ``whenIdle(_:)``). After ``stop()``, the first step shuts
+    /// the loop down instead, releasing pending idle bodies unrun.
     public func runIteration() {
         if core.posts.closed && !core.isShutDown {
             core.shutDown()
@@ -216,6 +235,7 @@ public final class TestLoop: Loop {
         core.runDueTimers(now: now)
         core.runPosts()
         core.runSettle()
+        core.runIdleIfNothingPending(now: now)
         core.endIteration()
     }
 
@@ -316,7 +336,8 @@ public final class TestLoop: Loop {
 
     // MARK: Inspection
 
-    /// Whether anything is left: work due now, or timers scheduled for later.
+    /// Whether anything is left: work due now (an idle body registered from outside the loop counts), or timers
+    /// scheduled for later. An idle body registered by a callback does not count: it waits for a step.
     public var hasPendingWork: Bool { hasWorkDueNow || core.nextDeadline != nil }
 
     /// How many posted bodies the loop has run so far: how often other threads woke it with work.
@@ -336,7 +357,7 @@ public final class TestLoop: Loop {
 
     private var hasWorkDueNow: Bool {
         if core.posts.closed && !core.isShutDown { return true }
-        if core.hasImmediateWork || core.posts.hasIncoming { return true }
+        if core.hasImmediateWork || core.posts.hasIncoming || core.isIdleWakeRequested { return true }
         if let next = core.nextDeadline, next <= now { return true }
         return false
     }

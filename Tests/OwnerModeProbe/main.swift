@@ -107,6 +107,54 @@ case "main-queue":
         note("mainActorRuns", order.mainActorRuns)
     }
 
+case "idle":
+    // An idle body registered from another thread runs on the main thread, inside the loop (libuv's prepare phase),
+    // after a whole burst of posts; a body that re-registers itself runs once per iteration and does not spin the
+    // loop: between a 100 ms timer and a 200 ms one it gets exactly the iterations those timers give it.
+    @MainActor final class Idle {
+        var ran = 0
+        var ranAtIdle = -1
+        var reRuns = 0
+
+        func reRegister() {
+            loop.whenIdle {
+                here.check()
+                self.reRuns += 1
+                self.reRegister()
+            }
+        }
+    }
+    let idle = Idle()
+    let total = 20_000
+    loop.budgets = LoopBudgets(postsPerIteration: 64)
+    Thread.detachNewThread {
+        let everythingQueued = DispatchSemaphore(value: 0)
+        loop.post {
+            everythingQueued.wait()
+            idle.ran += 1
+        }
+        for _ in 1..<total {
+            loop.post {
+                here.check()
+                idle.ran += 1
+            }
+        }
+        loop.whenIdle {
+            here.check()
+            idle.ranAtIdle = idle.ran
+            idle.reRegister()
+            loop.schedule(after: .milliseconds(100)) {}
+            loop.schedule(after: .milliseconds(200)) { loop.stop() }
+        }
+        everythingQueued.signal()
+    }
+    loop.run()
+    MainActor.assumeIsolated {
+        note("posted", total)
+        note("ranAtIdle", idle.ranAtIdle)
+        note("reRuns", idle.reRuns)
+    }
+
 case "signal":
     // onSignal handlers run on the loop; SIGINT stops it cleanly.
     @MainActor final class Signals { var handled: [String] = [] }
@@ -201,7 +249,7 @@ case "run-in-task":
 
 default:
     let usage = """
-        usage: mainline-owner-probe flood|main-queue|signal|sigterm-drain|burst-memory|event-loop-burst-memory|\
+        usage: mainline-owner-probe flood|main-queue|idle|signal|sigterm-drain|burst-memory|event-loop-burst-memory|\
         sigterm-drain-deadline|run-off-main-thread|run-in-task|sigusr1-snapshot
 
         """

@@ -18,6 +18,7 @@ extension _LoopCore {
             phase: isShutDown ? .stopped : progress.phase,
             pendingPosts: postsWaitingCount,
             pendingSettleNotifications: settleQueue.pendingCount,
+            pendingIdleBodies: idle.pendingCount,
             timers: timers.snapshot(),
             counters: LoopSnapshot.Counters(
                 iterations: progress.iterations,

@@ -11,6 +11,8 @@ import Logging
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
     package nonisolated let posts: _PostQueue
+    /// Idle bodies (see `_LoopCore+Idle.swift`); thread-safe, like ``posts``.
+    package nonisolated let idle = _IdleQueue()
     /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
     package nonisolated let serviceContext = _ServiceContextSwitch()
     /// The work budgets of one iteration.
@@ -317,6 +319,8 @@ package final class _LoopCore {
         guard !isShutDown else { return 0 }
         progress.phase = .stopping
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
+        // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:)`).
+        idle.close()
         let ran = drainPosts(until: posts.closingDeadline)
         instruments?.postsRun += ran
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)

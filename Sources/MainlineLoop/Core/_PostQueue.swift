@@ -85,6 +85,16 @@ package final class _PostQueue: @unchecked Sendable {
         }
     }
 
+    /// Wakes the loop for work that is not a post (an idle body registered from another thread). Returns `false`
+    /// when no waker is installed yet: the caller must start the loop.
+    package func wake() -> Bool {
+        lock.withLock {
+            guard let waker else { return false }
+            waker()
+            return true
+        }
+    }
+
     /// Stops accepting jobs and wakes the loop so that it notices. Returns `false` if it was already closed.
     ///
     /// - Parameter drainDeadline: When the loop stops running what was posted before the close and releases the

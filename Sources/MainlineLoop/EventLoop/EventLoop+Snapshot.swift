@@ -32,6 +32,7 @@ extension EventLoop {
             now: now,
             phase: isStopped ? .stopped : progress.phase,
             pendingPosts: isStopped ? 0 : inbox.waiting + progress.held,
+            pendingIdleBodies: driver.idle.pendingCount,
             timers: driver.timers.snapshot(),
             counters: LoopSnapshot.Counters(
                 iterations: progress.iterations,

@@ -14,6 +14,8 @@ extension EventLoop {
     ///   order (ties in scheduling order);
     /// - **posts and executor jobs** — the `uv_async_t` runs one budget (`postsPerIteration`) of the inbox and
     ///   signals itself while more is waiting, so a flood never starves timers and no wake-up is lost;
+    /// - **idle** — when nothing is waiting and no timer is due, the `uv_prepare_t` runs the idle bodies
+    ///   (`EventLoop.whenIdle(_:)`);
     /// - before blocking, the `uv_prepare_t` re-arms the uv timer for the earliest deadline.
     ///
     /// The async handle is the loop's keep-alive (the other handles are unreferenced): `uv_run` returns once
@@ -25,6 +27,8 @@ extension EventLoop {
         let name: String
         let inbox: _Inbox
         let timers: _Timers
+        /// Idle bodies (thread-safe).
+        let idle = _IdleQueue()
         let lifecycle = _Locked(_Lifecycle())
         /// The phase and counters a snapshot reports (thread-safe; written by the loop thread once per phase).
         let progress = _Progress()
@@ -213,9 +217,18 @@ extension EventLoop {
             progress.didFireTimers(fired)
         }
 
-        /// Arms the uv timer for the earliest deadline (libuv's prepare phase, right before it blocks).
+        /// Registers an idle body; wakes the loop when the registration comes from another thread. Thread-safe.
+        func whenIdle(_ body: @escaping @Sendable () -> Void, fromLoop: Bool) -> IdleRegistration {
+            let (registration, mustWake) = idle.add(.loopThread(body), wakes: !fromLoop)
+            if mustWake { waker.wake() }
+            return registration
+        }
+
+        /// Arms the uv timer for the earliest deadline (libuv's prepare phase, right before it blocks), after running
+        /// the idle bodies when nothing else is pending.
         fileprivate func prepareToWait() {
             guard !isShuttingDown else { return }
+            runIdleIfNothingPending()
             progress.endIteration()
             let next = timers.nextDeadline
             guard next != armedDeadline else { return }
@@ -227,10 +240,25 @@ extension EventLoop {
             uv_timer_start(timer, _mainlineEventLoopTimer, _UVClock.timeout(untilDeadline: next, on: loop), 0)
         }
 
+        /// The idle phase: one atomic load when no idle body is registered.
+        private func runIdleIfNothingPending() {
+            guard idle.hasPending, batchIndex == batch.count else { return }
+            let inbox = inbox.snapshotCounts
+            guard inbox.waiting == 0, inbox.isOpen else { return }
+            if let next = timers.nextDeadline, next <= Self.clockNow().nanoseconds { return }
+            for registration in idle.takeAll() {
+                // Taken one at a time: a body may cancel one registered after it.
+                guard case .loopThread(let body) = idle.take(registration) else { continue }
+                body()
+            }
+        }
+
         /// Everything posted has run and the inbox is closed: close every handle so that `uv_run` returns.
         private func beginShutdown() {
             progress.enter(.stopping)
             isShuttingDown = true
+            // The loop will not be idle again: pending idle bodies are released unrun.
+            idle.close()
             timers.close()
             // After this no thread can signal the async handle, so it may be closed and freed.
             waker.disconnect()

@@ -118,6 +118,22 @@ public final class MainLoop: Loop, @unchecked Sendable {
         accept(core.post(body))
     }
 
+    /// Runs `body` once, on the main actor, when an iteration has nothing else pending, right before the loop blocks.
+    /// See ``Loop/whenIdle(_:)``.
+    ///
+    /// Thread-safe. A registration from outside the loop's callbacks wakes the loop (and attaches an idle loop as a
+    /// guest, as ``post(_:)`` does). In owner mode the idle phase runs in libuv's prepare phase; in guest mode at the
+    /// end of a pump after which libuv would wait.
+    ///
+    /// - Parameter body: The work to run when the loop is idle.
+    /// - Returns: The registration, for cancelling (from any thread).
+    @discardableResult
+    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
+        let (registration, mustWake) = core.whenIdle(body)
+        if mustWake, !core.posts.wake() { attachAsGuest() }
+        return registration
+    }
+
     /// Starts the loop for a post that found no waker installed yet (the loop is idle), and says what became of it.
     @inline(__always)
     func accept(_ result: _PostQueue.EnqueueResult) -> PostResult {

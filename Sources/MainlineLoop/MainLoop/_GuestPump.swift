@@ -74,7 +74,10 @@ final class _GuestPump: @unchecked Sendable {
     @MainActor
     fileprivate func pump() {
         guard isActive, driver.runOnce(), isActive else { return }
-        let timeout = driver.backendTimeout
+        var timeout = driver.backendTimeout
+        // libuv would wait now: the iteration left nothing pending, so it is the idle phase's turn. What idle bodies
+        // posted, scheduled or settled changes the timeout.
+        if timeout != 0, driver.runIdlePhase(), isActive { timeout = driver.backendTimeout }
         if timeout == 0 {
             schedulePump()
         } else if timeout > 0 {

@@ -121,8 +121,18 @@ final class _UVDriver: @unchecked Sendable {
         // libuv runs prepare (where the uv timer and idle handle are armed) *before* poll, and a non-blocking run
         // does not come round again: a timer scheduled by posted work or settle in this run would be left unarmed
         // and `uv_backend_timeout` would say "nothing time-based". Arm for what the core needs now.
-        prepareToWait()
+        prepareToWait(runningIdle: false)
         finishIfClosed()
+        return true
+    }
+
+    /// Guest mode: runs the core's idle phase after a pump that left libuv nothing to do now, and re-arms for what
+    /// the idle bodies asked for. Returns whether any body ran (then libuv's timeout must be read again).
+    @MainActor
+    func runIdlePhase() -> Bool {
+        guard !isShuttingDown, loopCloseResult == nil else { return false }
+        guard core.runIdleIfNothingPending(now: MainLoop.clockNow()) > 0 else { return false }
+        prepareToWait(runningIdle: false)
         return true
     }
 
@@ -158,9 +168,13 @@ final class _UVDriver: @unchecked Sendable {
 
     /// Arms the uv timer for the core's earliest deadline and keeps the idle handle running while the core has
     /// immediate work (so that poll does not block). Runs in libuv's prepare phase, and after every guest pump.
+    ///
+    /// With `runningIdle` (libuv's prepare phase in owner mode: poll is next) it first runs the core's idle phase,
+    /// so that what idle bodies post, schedule or settle keeps poll from blocking.
     @MainActor
-    fileprivate func prepareToWait() {
+    fileprivate func prepareToWait(runningIdle: Bool) {
         guard !isShuttingDown else { return }
+        if runningIdle { core.runIdleIfNothingPending(now: MainLoop.clockNow()) }
         core.willWait()
         let immediate = core.hasImmediateWork
         if immediate != isIdleRunning {
@@ -311,7 +325,9 @@ final class _UVDriver: @unchecked Sendable {
 
 private let _asyncFired = _MainActorCallback<_UVDriver> { $0.asyncFired() }
 private let _timerFired = _MainActorCallback<_UVDriver> { $0.timerFired() }
-private let _prepareToWait = _MainActorCallback<_UVDriver> { $0.prepareToWait() }
+// Guest mode runs the idle phase at the end of the pump instead (`runIdlePhase()`): a non-blocking run's prepare
+// phase comes before its poll, with posts and I/O of that very pump still to run.
+private let _prepareToWait = _MainActorCallback<_UVDriver> { $0.prepareToWait(runningIdle: $0.guestPump == nil) }
 private let _afterPoll = _MainActorCallback<_UVDriver> { $0.afterPoll() }
 private let _mainQueueReadable = _MainActorCallback<_UVDriver> { $0.mainQueueReadable() }
 

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import MainlineLoop
+
+extension EventLoopTests {
+    @Suite("EventLoop idle phase")
+    struct IdleTests {
+        @Test func anIdleBodyFromAnotherThreadRunsOnTheLoopThreadAfterABurstOfPostsInRegistrationOrder() async {
+            let loop = EventLoop(name: "idle", budgets: LoopBudgets(postsPerIteration: 64))
+            let total = 20_000
+            let state = _Locked((ran: 0, log: [String](), offTheLoop: 0))
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                // The first post holds the loop until the burst and both idle bodies are queued.
+                let everythingQueued = DispatchSemaphore(value: 0)
+                loop.post {
+                    everythingQueued.wait()
+                    state.withLock { $0.ran += 1 }
+                }
+                for _ in 1..<total { loop.post { state.withLock { $0.ran += 1 } } }
+                for name in ["first", "second"] {
+                    loop.whenIdle {
+                        state.withLock {
+                            if !loop.inEventLoop { $0.offTheLoop += 1 }
+                            $0.log.append("\(name) after \($0.ran)")
+                        }
+                        if name == "second" { done.resume() }
+                    }
+                }
+                everythingQueued.signal()
+            }
+            let result = state.withLock { $0 }
+            #expect(result.log == ["first after \(total)", "second after \(total)"])
+            #expect(result.offTheLoop == 0)
+            loop.stop()
+            await loop.waitUntilStopped()
+        }
+
+        @Test func aSelfReRegisteringBodyDoesNotSpinAndWhatItPostsRunsAfterIt() async throws {
+            let loop = EventLoop(name: "idle")
+            let runs = _Locked(0)
+            @Sendable func register() {
+                loop.whenIdle {
+                    runs.withLock { $0 += 1 }
+                    register()
+                }
+            }
+            loop.post { register() }
+            try await Task.sleep(for: .milliseconds(200))
+            let spinning = runs.withLock { $0 }
+            #expect(spinning == 1, "nothing else woke the loop: the body ran once, then the loop blocked")
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                loop.post { loop.whenIdle { done.resume() } }
+            }
+            #expect(runs.withLock { $0 } == spinning + 1, "the iteration the post gave the loop gave it one more run")
+            loop.stop()
+            await loop.waitUntilStopped()
+        }
+
+        @Test func cancelledAndStoppedIdleBodiesDoNotRun() async {
+            let loop = EventLoop(name: "idle")
+            let ran = _Locked<[String]>([])
+            let gate = DispatchSemaphore(value: 0)
+            loop.post { gate.wait() }
+            let cancelled = loop.whenIdle { ran.withLock { $0.append("cancelled") } }
+            let pending = loop.whenIdle { ran.withLock { $0.append("pending") } }
+            cancelled.cancel()
+            #expect(!cancelled.isActive)
+            #expect(loop.snapshot().pendingIdleBodies == 1, "the cancelled body no longer counts")
+            loop.stop()
+            gate.signal()
+            await loop.waitUntilStopped()
+            #expect(ran.withLock { $0 }.isEmpty)
+            #expect(!pending.isActive, "released at shutdown")
+            #expect(!loop.whenIdle {}.isActive, "a stopped loop hands back a spent registration")
+        }
+    }
+}
