@@ -37,7 +37,7 @@ extension EventLoopTests {
             await loop.waitUntilStopped()
         }
 
-        @Test func aSelfReRegisteringBodyDoesNotSpinAndWhatItPostsRunsAfterIt() async throws {
+        @Test func aSelfReRegisteringBodyDoesNotSpinAndWhatItPostsRunsAfterIt() async {
             let loop = EventLoop(name: "idle")
             let runs = _Locked(0)
             @Sendable func register() {
@@ -46,14 +46,28 @@ extension EventLoopTests {
                     register()
                 }
             }
-            loop.post { register() }
-            try await Task.sleep(for: .milliseconds(200))
-            let spinning = runs.withLock { $0 }
-            #expect(spinning == 1, "nothing else woke the loop: the body ran once, then the loop blocked")
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                loop.post { loop.whenIdle { done.resume() } }
+            // The body's first run: the idle phase of the iteration that registers it (the latch, registered after it,
+            // opens in the same phase).
+            let firstRun = Latch()
+            loop.post {
+                register()
+                loop.whenIdle { firstRun.open() }
             }
-            #expect(runs.withLock { $0 } == spinning + 1, "the iteration the post gave the loop gave it one more run")
+            #expect(await firstRun.wait())
+            #expect(runs.withLock { $0 } == 1)
+            // The test drives the loop's iterations itself: each round posts once and waits for that iteration's idle
+            // phase, where the re-registering body runs first (registration order). Nothing else wakes this loop, so
+            // a loop that does not spin runs the body exactly once per round; one that spins runs it over and over
+            // while each round trip is on its way.
+            let rounds = 50
+            for round in 1...rounds {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    loop.post { loop.whenIdle { done.resume() } }
+                }
+                let total = runs.withLock { $0 }
+                #expect(total == round + 1, "round \(round): the body ran \(total) times")
+                if total != round + 1 { break }
+            }
             loop.stop()
             await loop.waitUntilStopped()
         }
