@@ -67,29 +67,7 @@ struct LoopSnapshotTests {
     }
 
     @Test func aLoopWithoutBooksReportsItsClockOnly() async {
-        @MainActor final class Bare: Loop {
-            nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool { false }
-            nonisolated func stop() {}
-            var now: LoopInstant { .zero + .seconds(5) }
-            var budgets = LoopBudgets.default
-            func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-                fatalError("unused")
-            }
-            func scheduleRepeating(
-                every interval: Duration,
-                _ body: @escaping @MainActor (ScheduledTask) -> Void
-            ) -> ScheduledTask {
-                fatalError("unused")
-            }
-            func requestSettle(_ notification: SettleNotification) -> Bool { false }
-            func onSignal(
-                _ signal: LoopSignal,
-                _ handler: @escaping @MainActor (LoopSignal) -> Void
-            ) -> SignalRegistration {
-                fatalError("unused")
-            }
-        }
-        let loop: any Loop = Bare()
-        #expect(await loop.snapshot() == LoopSnapshot(loop: "Bare", state: .running, now: .zero + .seconds(5)))
+        let loop: any Loop = ExternalLoop(now: .zero + .seconds(5))
+        #expect(await loop.snapshot() == LoopSnapshot(loop: "ExternalLoop", state: .running, now: .zero + .seconds(5)))
     }
 }

@@ -1,0 +1,54 @@
+import MainlineLoop
+
+/// A `Loop` as a conformer outside the package writes one: only the protocol's requirements without defaults, so the
+/// tests see what the defaults (`snapshot()`, `whenIdle(_:)`, `tryPost(_:)`, …) give such a loop. It queues posts and
+/// runs them when the test says (``runPosts()``); `accepts: false` refuses them, as a stopped loop does. Timers,
+/// settle and signals are never used by these tests.
+@MainActor final class ExternalLoop: Loop {
+    nonisolated let queue = _Locked<[@MainActor @Sendable () -> Void]>([])
+    nonisolated let accepts: Bool
+    let now: LoopInstant
+    var budgets = LoopBudgets.default
+
+    nonisolated init(accepts: Bool = true, now: LoopInstant = .zero) {
+        self.accepts = accepts
+        self.now = now
+    }
+
+    nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        guard accepts else { return false }
+        queue.withLock { $0.append(body) }
+        return true
+    }
+
+    nonisolated func stop() {}
+
+    func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        fatalError("ExternalLoop has no timers; these tests never schedule")
+    }
+
+    func scheduleRepeating(
+        every interval: Duration,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        fatalError("ExternalLoop has no timers; these tests never schedule")
+    }
+
+    func requestSettle(_ notification: SettleNotification) -> Bool { false }
+
+    func onSignal(
+        _ signal: LoopSignal,
+        _ handler: @escaping @MainActor (LoopSignal) -> Void
+    ) -> SignalRegistration {
+        fatalError("ExternalLoop has no signals; these tests never register one")
+    }
+
+    /// Runs every body posted so far, in order.
+    func runPosts() {
+        let bodies = queue.withLock { queue in
+            defer { queue = [] }
+            return queue
+        }
+        for body in bodies { body() }
+    }
+}
