@@ -15,10 +15,16 @@ struct MainLoopServiceTests {
         var ran = 0
     }
 
-    @Test func gracefulShutdownDrainsPostedWorkRunsHooksAndThenRefusesPosts() async throws {
-        let loop = MainLoop()
-        let service = MainLoopService(loop: loop, instrumentation: nil, logger: Logger(label: "test"))
-        let log = await MainActor.run { Log() }
+    /// Runs `service` on `loop` with a hook that logs how many of 100 posts had run; once it runs, queues those 100
+    /// posts behind one job that triggers graceful shutdown and holds the loop until the service has stopped it (a
+    /// state change on another thread, no timing), then runs `whileStopping` in that job. Returns when the service
+    /// has returned.
+    private func shutDownWithOneHundredPostsQueued(
+        _ service: MainLoopService,
+        on loop: MainLoop,
+        log: Log,
+        whileStopping: @escaping @MainActor @Sendable () -> Void = {}
+    ) async throws {
         try await testGracefulShutdown { trigger in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await service.run() }
@@ -32,12 +38,20 @@ struct MainLoopServiceTests {
                     // Queued behind this job, so none can run before the shutdown begins.
                     for _ in 0..<100 { _ = loop.post { log.ran += 1 } }
                     trigger.triggerGracefulShutdown()
-                    // Hold the loop until the service has stopped it (a state change on another thread, no timing).
                     while loop.state != .stopping {}
-                    if !loop.post({ log.ran += 1_000 }) { log.entries.append("refused") }
+                    whileStopping()
                 }
                 try await group.waitForAll()
             }
+        }
+    }
+
+    @Test func gracefulShutdownDrainsPostedWorkRunsHooksAndThenRefusesPosts() async throws {
+        let loop = MainLoop()
+        let service = MainLoopService(loop: loop, instrumentation: nil, logger: Logger(label: "test"))
+        let log = await MainActor.run { Log() }
+        try await shutDownWithOneHundredPostsQueued(service, on: loop, log: log) {
+            if !loop.post({ log.ran += 1_000 }) { log.entries.append("refused") }
         }
         await MainActor.run {
             #expect(log.ran == 100)
@@ -51,32 +65,19 @@ struct MainLoopServiceTests {
     @Test func aDrainDeadlineBoundsTheDrainReleasingWhatIsLeftAndReportingIt() async throws {
         let loop = MainLoop()
         let metrics = TestMetrics()
+        // Instrumented here, not by the service: a service that installs instrumentation does so in a main-actor hop
+        // at start, which the job holding the loop below would block (and the shutdown with it).
+        await MainActor.run { loop.instrument(LoopInstrumentation(metricsFactory: metrics)) }
         let service = MainLoopService(
             loop: loop,
-            instrumentation: LoopInstrumentation(metricsFactory: metrics),
+            instrumentation: nil,
             logger: Logger(label: "test"),
             drainDeadline: .zero
         )
         #expect(service.drainDeadline == .zero)
         let log = await MainActor.run { Log() }
-        try await testGracefulShutdown { trigger in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.run() }
-                await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
-                    loop.post {
-                        loop.onShutdown { log.entries.append("hook after \(log.ran) posts") }
-                        running.resume()
-                    }
-                }
-                loop.post {
-                    // Queued behind this job: with a zero deadline none of them may start.
-                    for _ in 0..<100 { _ = loop.post { log.ran += 1 } }
-                    trigger.triggerGracefulShutdown()
-                    while loop.state != .stopping {}
-                }
-                try await group.waitForAll()
-            }
-        }
+        // With a zero deadline none of the queued posts may start.
+        try await shutDownWithOneHundredPostsQueued(service, on: loop, log: log)
         await MainActor.run { #expect(log.entries == ["hook after 0 posts"]) }
         #expect(try metrics.expectCounter(LoopMetricName.postsDiscarded).values == [100])
         #expect(loop.state == .stopped)
