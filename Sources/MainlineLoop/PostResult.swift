@@ -36,7 +36,7 @@ public enum PostResult: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension _PostQueue.EnqueueResult {
+extension _JobQueue.EnqueueResult {
     /// The public face of an enqueue; `enqueuedWithoutWaker` counts as accepted (the caller starts the loop).
     package var postResult: PostResult {
         switch self {

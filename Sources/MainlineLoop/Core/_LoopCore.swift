@@ -10,7 +10,7 @@ import Logging
 @MainActor
 package final class _LoopCore {
     /// Posted work; the only part of the core other threads touch.
-    package nonisolated let posts: _PostQueue
+    package nonisolated let posts: _JobQueue
     /// Idle bodies (see `_LoopCore+Idle.swift`); thread-safe, like ``posts``.
     package nonisolated let idle = _IdleQueue()
     /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
@@ -63,14 +63,13 @@ package final class _LoopCore {
     let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
     /// Jobs taken from `posts` and not yet run (protected by the main actor).
-    private var batch = ContiguousArray<_PostQueue.Slot>()
-    private var batchIndex = 0
+    private var batch = _JobBatch()
 
     private static let logger = Logger(label: "mainline.loop")
 
     package nonisolated init(budgets: LoopBudgets = .default) {
         self.budgets = budgets
-        posts = _PostQueue(limit: budgets.maxPendingPosts)
+        posts = _JobQueue(limit: budgets.maxPendingPosts)
         signals.watchDidChange = { [unowned self] signal, watched in self.signalWatchDidChange?(signal, watched) }
     }
 
@@ -108,12 +107,14 @@ package final class _LoopCore {
     package nonisolated func post(
         label: StaticString,
         _ body: @escaping @MainActor @Sendable () -> Void
-    ) -> _PostQueue.EnqueueResult {
+    ) -> _JobQueue.EnqueueResult {
         let body = serviceContext.carry(post: body)
-        return posts.enqueue { [unowned self] in
-            monitor?.relabel(label)
-            body()
-        }
+        return posts.enqueue(
+            _JobQueue.mainActorJob { [unowned self] in
+                monitor?.relabel(label)
+                body()
+            }
+        )
     }
 
     package func requestSettle(_ notification: SettleNotification) -> Bool {
@@ -166,14 +167,14 @@ package final class _LoopCore {
     package var scheduledTimerCount: Int { timers.count }
 
     /// How many posts wait for a later post phase (takes the post queue's lock).
-    var postsWaitingCount: Int { (batch.count - batchIndex) + posts.incomingCount }
+    var postsWaitingCount: Int { batch.remaining + posts.incomingCount }
 
     /// How many settle notifications have been delivered so far.
     var settleDeliveries: Int { settleQueue.deliveries }
 
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
-    package var hasImmediateWork: Bool { batchIndex < batch.count || settleQueue.hasPending }
+    package var hasImmediateWork: Bool { !batch.isDone || settleQueue.hasPending }
 
     /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
     /// posts that arrived after the snapshot was taken.
@@ -181,7 +182,12 @@ package final class _LoopCore {
     /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
     /// `true`: producers wake the loop only when the queue goes from empty to non-empty, so posts that piled up
     /// behind a snapshot would otherwise wait forever.
-    package var hasPostsWaiting: Bool { batchIndex < batch.count || posts.hasIncoming }
+    package var hasPostsWaiting: Bool { !batch.isDone || posts.hasIncoming }
+
+    /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the
+    /// post phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
+    /// from inside the loop's own phases does not wake it.
+    package var needsPostPhase: Bool { !batch.isDone || posts.needsPostPhase }
 
     // MARK: Phases
 
@@ -258,26 +264,18 @@ package final class _LoopCore {
     }
 
     private func runPosts(limit: Int) -> Int {
-        if batchIndex == batch.count {
-            batch.removeAll(keepingCapacity: true)
-            batchIndex = 0
-            _BatchStorage.releaseExcess(of: &batch, budget: budgets.postsPerIteration)
-            posts.takeAll(into: &batch)
-        }
+        _ = batch.refillIfDone(from: posts, budget: budgets.postsPerIteration)
         defer {
             // With a limit, producers count what the loop still holds as pending.
-            if budgets.maxPendingPosts != nil { posts.loopHolds(batch.count - batchIndex) }
+            if budgets.maxPendingPosts != nil { posts.loopHolds(batch.remaining) }
         }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
         var ran = 0
-        while ran < limit && batchIndex < batch.count {
-            // Release each closure as soon as it has run: releasing a large batch at once stalls the loop.
-            // (Not `Optional.take()`: it brings back the per-job reabstraction allocation `Slot` avoids.)
-            let job = batch[batchIndex].job!
-            batch[batchIndex].job = nil
-            batchIndex += 1
+        // Each closure is released as soon as it has run: releasing a large batch at once stalls the loop.
+        while ran < limit, let job = batch.next() {
             monitor?.begin("post")
+            // A main-actor job with its isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
             job()
             ran += 1
         }
@@ -346,7 +344,7 @@ package final class _LoopCore {
 
     /// Runs every job posted before the queue closed — or, with a deadline, those that start before it — and
     /// releases the rest unrun, reporting how many (log and `mainline_loop_posts_discarded`). Returns how many ran.
-    private func drainPosts(until limit: _PostQueue.DrainDeadline?) -> Int {
+    private func drainPosts(until limit: _JobQueue.DrainDeadline?) -> Int {
         var ran = 0
         guard let limit, let clock else {
             while case let count = runPosts(limit: .max), count > 0 { ran += count }
@@ -359,12 +357,9 @@ package final class _LoopCore {
             }
         // One job at a time: a job starts only before the deadline (the clock read is cheap next to shutting down).
         while clock() < deadline, runPosts(limit: 1) > 0 { ran += 1 }
-        var discarded = batch.count - batchIndex
-        batch.removeAll()
-        batchIndex = 0
-        posts.takeAll(into: &batch)
-        discarded += batch.count
-        batch.removeAll()
+        var discarded = batch.releaseAll()
+        batch.takeRemainder(from: posts)
+        discarded += batch.releaseAll()
         if discarded > 0 {
             Self.logger.warning(
                 "Loop shut down at its drain deadline with posted work still waiting; released it unrun",

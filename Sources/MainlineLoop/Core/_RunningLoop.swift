@@ -14,6 +14,13 @@ package enum _RunningLoop {
         mainline_running_loop() == UnsafeRawPointer(Unmanaged.passUnretained(loop).toOpaque())
     }
 
+    /// Whether the calling thread is inside a phase of the loop whose identity is `identity`: the address of a
+    /// `_LoopCore`'s `owner` as an integer (so that a `@Sendable` waker can capture it), never 0.
+    @inline(__always)
+    package static func isRunning(identity: UInt) -> Bool {
+        UInt(bitPattern: mainline_running_loop()) == identity
+    }
+
     /// Marks the calling thread as running `loop` for the duration of `body`, restoring the previous mark after.
     @inline(__always)
     static func with<R>(_ loop: UnsafeRawPointer?, _ body: () -> R) -> R {

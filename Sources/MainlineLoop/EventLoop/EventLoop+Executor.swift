@@ -14,11 +14,11 @@ extension EventLoop: SerialExecutor, TaskExecutor {
     ///   Stop a loop only after the actors and tasks that use it are done.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = driver.inbox.enqueueJob {
+        let accepted = driver.queue.enqueueJob {
             // Captures `self` strongly: the loop (and its executor identity) outlives every job queued on it.
             job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
         }
-        guard accepted else { jobEnqueuedAfterStop() }
+        guard case .enqueued = accepted else { jobEnqueuedAfterStop() }
     }
 
     private func jobEnqueuedAfterStop() -> Never {

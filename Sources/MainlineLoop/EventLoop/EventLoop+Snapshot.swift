@@ -2,7 +2,7 @@ extension EventLoop {
     /// What the loop holds and has done now: pending posts, timers, the iteration and phase its thread is in, its
     /// counters, its state and ``now``.
     ///
-    /// Thread-safe, and never waits for the loop thread: the snapshot is read under the loop's locks (the inbox's and
+    /// Thread-safe, and never waits for the loop thread: the snapshot is read under the loop's locks (the job queue's and
     /// the timers', each taken once) and from counters the loop thread publishes once per phase. So it answers even
     /// while a callback blocks the loop — the case a debugging endpoint is for — and its ``LoopSnapshot/phase`` is
     /// what the loop thread is doing at that moment (`posts` when taken from the loop's own callback).
@@ -23,21 +23,21 @@ extension EventLoop {
     public func snapshot() -> LoopSnapshot {
         let now = self.now
         let isStopped = driver.lifecycle.withLock { $0.closeResult != nil }
-        let inbox = driver.inbox.snapshotCounts
+        let queue = driver.queue.snapshotCounts
         let progress = driver.progress
-        let state: LoopSnapshot.State = isStopped ? .stopped : (inbox.isOpen ? .running : .stopping)
+        let state: LoopSnapshot.State = isStopped ? .stopped : (queue.isOpen ? .running : .stopping)
         return LoopSnapshot(
             loop: description,
             state: state,
             now: now,
             phase: isStopped ? .stopped : progress.phase,
-            pendingPosts: isStopped ? 0 : inbox.waiting + progress.held,
+            pendingPosts: isStopped ? 0 : queue.waiting + progress.held,
             pendingIdleBodies: driver.idle.pendingCount,
             timers: driver.timers.snapshot(),
             counters: LoopSnapshot.Counters(
                 iterations: progress.iterations,
                 postsRun: progress.postsRun,
-                postsRejected: inbox.rejected,
+                postsRejected: queue.rejected,
                 postsDiscarded: progress.discarded,
                 timersFired: progress.timersFired
             )

@@ -6,7 +6,7 @@ extension EventLoop {
     /// A value type kept in a `_Locked` by the driver: every method runs under that lock and returns what the caller
     /// must do outside it (resume continuations, signal semaphores).
     ///
-    /// `running → stopped`. Whether `stop()` was called is the inbox's business (it refuses posts from then on); the
+    /// `running → stopped`. Whether `stop()` was called is the job queue's business (it refuses posts from then on); the
     /// lifecycle only records the end: the loop thread closed every handle and the libuv loop.
     struct _Lifecycle {
         private enum Phase {

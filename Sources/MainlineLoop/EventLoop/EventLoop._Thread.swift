@@ -7,21 +7,14 @@ import Musl
 #endif
 
 extension EventLoop {
-    /// The thread an event loop runs on, and the thread-local mark that answers "am I on this loop?".
+    /// The thread an event loop runs on. ("Am I on this loop?" is answered by `_RunningLoop`, which the loop thread
+    /// sets while it runs.)
     ///
     /// All operations on `_Thread` are thread-safe.
     ///
     /// A loop thread is a detached pthread: nothing joins it. The loop's end is observed through the lifecycle
     /// (`waitUntilStopped`, `stopAndWait`), which the thread signals as the last thing it does with the loop.
     enum _Thread {
-        /// The pthread key whose value, on a loop thread, identifies the loop running there (`nil` elsewhere).
-        private static let currentLoopKey: pthread_key_t = {
-            var key = pthread_key_t()
-            let rc = pthread_key_create(&key, nil)
-            precondition(rc == 0, "pthread_key_create failed: \(rc)")
-            return key
-        }()
-
         /// Linux limits thread names to 15 bytes; longer names are cut at a character boundary.
         static let maximumNameBytes = 15
 
@@ -39,19 +32,6 @@ extension EventLoop {
                 Unmanaged<_Start>.fromOpaque(context).release()
                 preconditionFailure("EventLoop could not start its thread '\(name)': pthread_create returned \(rc)")
             }
-        }
-
-        /// Marks the calling thread as running the loop identified by `identity` (or, with `nil`, no loop).
-        static func setCurrentLoop(_ identity: UnsafeMutableRawPointer?) {
-            pthread_setspecific(currentLoopKey, identity)
-        }
-
-        /// Whether the calling thread runs the loop identified by `identity`.
-        ///
-        /// Reads a thread-local value rather than comparing `pthread_self()`, which glibc marks `const` so the
-        /// optimizer may reuse it across an `await` that changed threads.
-        static func isCurrentLoop(_ identity: UnsafeMutableRawPointer) -> Bool {
-            pthread_getspecific(currentLoopKey) == UnsafeMutableRawPointer(identity)
         }
 
         private static func osName(_ name: String) -> String {

@@ -12,10 +12,11 @@ extension EventLoop {
         private let lock = _Lock()
         private var heap = _DeadlineHeap<Scheduled>()
         private var isClosed = false
-        private let waker: _Waker
+        /// Wakes the loop so that it re-arms (the job queue's wake-up: it does nothing once the loop is shutting down).
+        private let wake: @Sendable () -> Void
 
-        init(waker: _Waker) {
-            self.waker = waker
+        init(wake: @escaping @Sendable () -> Void) {
+            self.wake = wake
         }
 
         func withLock<T>(_ body: () -> T) -> T {
@@ -38,7 +39,7 @@ extension EventLoop {
                 task.sequence = sequence
                 return isEarliest
             }
-            if becameEarliest { waker.wake() }
+            if becameEarliest { wake() }
             return task
         }
 

@@ -31,7 +31,7 @@ final class _StallMonitor: @unchecked Sendable {
     /// A callback labelled `label` starts now (and, if the loop was idle, a busy span with it).
     @inline(__always)
     func begin(_ label: StaticString) {
-        let now = uv_hrtime()
+        let now = _UVClock.nanoseconds()
         lock.lock()
         if !isBusy {
             isBusy = true
@@ -121,7 +121,7 @@ final class _StallWatchdog: Sendable {
         func check() {
             defer { settings.onCheck?() }
             guard let running = monitor.snapshot() else { return }
-            let now = uv_hrtime()
+            let now = _UVClock.nanoseconds()
             let callbackTime = now &- running.callbackStart
             let spanTime = now &- running.spanStart
             if callbackTime >= threshold && running.callbackGeneration != reportedCallback {

@@ -36,8 +36,8 @@ extension MainLoop {
 
         private enum Phase {
             case idle
-            case running(_UVDriver, Mode)
-            case stopping(_UVDriver, Mode)
+            case running(_MainLoopDriver, Mode)
+            case stopping(_MainLoopDriver, Mode)
             case stopped
         }
 
@@ -55,7 +55,7 @@ extension MainLoop {
         }
 
         /// The driver while running or stopping.
-        var driver: _UVDriver? {
+        var driver: _MainLoopDriver? {
             switch phase {
             case .running(let driver, _), .stopping(let driver, _): driver
             case .idle, .stopped: nil
@@ -64,10 +64,10 @@ extension MainLoop {
 
         enum AttachAction {
             case none
-            case startGuest(_UVDriver)
+            case startGuest(_MainLoopDriver)
         }
 
-        mutating func attachAsGuest(makeDriver: () -> _UVDriver) -> AttachAction {
+        mutating func attachAsGuest(makeDriver: () -> _MainLoopDriver) -> AttachAction {
             guard case .idle = phase else { return .none }
             let driver = makeDriver()
             phase = .running(driver, .guest)
@@ -75,12 +75,12 @@ extension MainLoop {
         }
 
         enum RunAction {
-            case run(_UVDriver, takeOverFromGuest: Bool)
+            case run(_MainLoopDriver, takeOverFromGuest: Bool)
             case alreadyRunning
             case alreadyStopped
         }
 
-        mutating func run(makeDriver: () -> _UVDriver) -> RunAction {
+        mutating func run(makeDriver: () -> _MainLoopDriver) -> RunAction {
             switch phase {
             case .idle:
                 let driver = makeDriver()
@@ -104,13 +104,13 @@ extension MainLoop {
             case stoppedWhileIdle([CheckedContinuation<Void, Never>])
             /// Never started, but posts were accepted: start this driver as a guest so it runs them, then
             /// shuts down (the post queue is already closed).
-            case drainWhileIdle(_UVDriver)
+            case drainWhileIdle(_MainLoopDriver)
         }
 
         /// - Parameters:
         ///   - closePosts: Closes the post queue; returns whether accepted posts are still waiting.
         ///   - makeDriver: Creates a driver.
-        mutating func stop(closePosts: () -> Bool, makeDriver: () -> _UVDriver) -> StopAction {
+        mutating func stop(closePosts: () -> Bool, makeDriver: () -> _MainLoopDriver) -> StopAction {
             switch phase {
             case .idle:
                 // Posts accepted while idle must still run exactly once: they need a driver.

@@ -70,7 +70,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     package init(budgets: LoopBudgets = .default) {
         core = _LoopCore(budgets: budgets)
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        core.clock = { MainLoop.clockNow() }
+        core.clock = { _UVClock.now() }
         // Written before `self` is shared; only ever called on the main actor.
         core.needsAttention = { [unowned self] in self.coreNeedsAttention() }
         core.signalWatchDidChange = { [unowned self] signal, watched in
@@ -136,7 +136,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// Starts the loop for a post that found no waker installed yet (the loop is idle), and says what became of it.
     @inline(__always)
-    func accept(_ result: _PostQueue.EnqueueResult) -> PostResult {
+    func accept(_ result: _JobQueue.EnqueueResult) -> PostResult {
         if case .enqueuedWithoutWaker = result { attachAsGuest() }
         return result.postResult
     }
@@ -176,10 +176,10 @@ public final class MainLoop: Loop, @unchecked Sendable {
     ///
     /// - Parameter drainDeadline: How long from now the loop keeps running posted work; zero or less runs none.
     public func stop(drainDeadline: Duration) {
-        stop(deadline: .at(Self.clockNow() + drainDeadline))
+        stop(deadline: .at(_UVClock.now() + drainDeadline))
     }
 
-    private func stop(deadline: _PostQueue.DrainDeadline?) {
+    private func stop(deadline: _JobQueue.DrainDeadline?) {
         let action = lifecycle.withLock {
             $0.stop(
                 closePosts: {
@@ -212,11 +212,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
     ///
     /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``Loop/now``, which it satisfies.
-    public nonisolated var now: LoopInstant { Self.clockNow() }
-
-    static func clockNow() -> LoopInstant {
-        LoopInstant(nanoseconds: Int64(bitPattern: uv_hrtime()))
-    }
+    public nonisolated var now: LoopInstant { _UVClock.now() }
 
     // MARK: Owner mode
 
@@ -271,8 +267,12 @@ public final class MainLoop: Loop, @unchecked Sendable {
                 driver.guestPump?.detach()
                 driver.guestPump = nil
             }
-            // Owner mode: libuv runs on this thread, and the async handle alone wakes it.
-            core.posts.setWaker { driver.wake() }
+            // Owner mode: libuv runs on this thread; another thread wakes it through the async handle. A post from
+            // inside one of the loop's phases needs no wake-up: the driver looks for posts before every poll.
+            let identity = UInt(bitPattern: core.owner)
+            core.posts.setWaker {
+                if !_RunningLoop.isRunning(identity: identity) { driver.wake() }
+            }
             driver.startDrainingMainQueue()
             driver.runUntilClosed()
             // Main-queue work submitted before the loop closed runs now rather than never.
@@ -337,14 +337,14 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     // MARK: Internals
 
-    private func makeDriver() -> _UVDriver {
-        _UVDriver(core: core, instance: ObjectIdentifier(self)) { [unowned self] _ in
+    private func makeDriver() -> _MainLoopDriver {
+        _MainLoopDriver(core: core, instance: ObjectIdentifier(self)) { [unowned self] _ in
             let waiters = self.lifecycle.withLock { $0.driverFinished() }
             for waiter in waiters { waiter.resume() }
         }
     }
 
-    private func startGuest(_ driver: _UVDriver) {
+    private func startGuest(_ driver: _MainLoopDriver) {
         let pump = _GuestPump(driver: driver)
         // Before `start()` nothing runs the driver yet, so handing it the pump here cannot race.
         driver.guestPump = pump
@@ -352,10 +352,11 @@ public final class MainLoop: Loop, @unchecked Sendable {
         // and that pump (on the main queue) must not race `start()` (on this thread) over the dispatch timer —
         // `start()` resets it to "never", which would silently disarm a deadline the pump had just armed.
         pump.start()
-        // Guest mode: signal libuv *and* queue a pump on the main queue, so a post reaches the loop in one hop.
+        // Guest mode: one pump queued on the main queue per batch, and nothing else, so a post reaches the loop in
+        // one hop. A post from inside one of the loop's phases needs none: the pump looks for posts after every run.
+        let identity = UInt(bitPattern: core.owner)
         core.posts.setWaker {
-            driver.wake()
-            pump.pumpSoon()
+            if !_RunningLoop.isRunning(identity: identity) { pump.pumpSoon() }
         }
     }
 
@@ -367,7 +368,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     }
 
     @MainActor
-    private var currentDriver: _UVDriver? { lifecycle.withLock { $0.driver } }
+    private var currentDriver: _MainLoopDriver? { lifecycle.withLock { $0.driver } }
 
     /// The core's requests changed while no iteration is running: in guest mode, pump soon.
     @MainActor

@@ -1,7 +1,7 @@
 import CMainlineShims
 import Dispatch
 
-/// Pumps a `_UVDriver` from the dispatch main queue: guest mode.
+/// Pumps a `_MainLoopDriver`'s engine from the dispatch main queue: guest mode.
 ///
 /// Created on any thread; afterwards used only on the main actor (its dispatch sources target the main queue).
 ///
@@ -12,7 +12,7 @@ import Dispatch
 final class _GuestPump: @unchecked Sendable {
     // @unchecked Sendable: the sources are thread-safe dispatch objects; every `var` is protected by the main
     // actor (all handlers run on the main queue), and `start()` runs before any handler can.
-    private unowned let driver: _UVDriver
+    private unowned let driver: _MainLoopDriver
     private let readSource: DispatchSourceRead
     private let timerSource: DispatchSourceTimer
     /// When the timer source is armed to fire, in `DispatchTime.uptimeNanoseconds`.
@@ -22,7 +22,7 @@ final class _GuestPump: @unchecked Sendable {
     /// Whether dispatch no longer watches libuv's backend fd (so the libuv loop may be closed).
     @MainActor private(set) var isDetachedFromBackend = false
 
-    init(driver: _UVDriver) {
+    init(driver: _MainLoopDriver) {
         self.driver = driver
         readSource = DispatchSource.makeReadSource(fileDescriptor: driver.backendFD, queue: .main)
         timerSource = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
@@ -48,13 +48,12 @@ final class _GuestPump: @unchecked Sendable {
         mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestScheduledPump)
     }
 
-    /// Queues one pump on the main queue, from any thread: the guest-mode half of waking the loop for posts.
+    /// Queues one pump that runs a post phase on the main queue, from any thread: how guest mode is woken for posts.
     ///
-    /// The post queue's waker calls this (besides `uv_async_send`) when posts arrive at an empty queue. Without it a
-    /// post reaches the loop through libuv's eventfd, dispatch's epoll manager thread and only then a main-queue
-    /// worker: three threads, and a cross-CPU wake-up more than the main queue itself needs. The pump finds the
-    /// eventfd already readable and runs the posts; the read source's own, later pump then finds nothing to do.
-    /// Called at most once per batch (the waker runs only on empty → non-empty), and allocates nothing.
+    /// The job queue's waker calls this, and only this, when posts arrive at an empty queue: one wake-up per batch.
+    /// Going through libuv's async handle instead would reach the loop through an eventfd, dispatch's epoll manager
+    /// thread and only then a main-queue worker: three threads, and a cross-CPU wake-up more than the main queue itself
+    /// needs. Allocates nothing.
     func pumpSoon() {
         mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestWokenPump)
     }
@@ -72,8 +71,13 @@ final class _GuestPump: @unchecked Sendable {
     }
 
     @MainActor
-    fileprivate func pump() {
-        guard isActive, driver.runOnce(), isActive else { return }
+    fileprivate func runWokenPump() {
+        pump(withPosts: true)
+    }
+
+    @MainActor
+    fileprivate func pump(withPosts: Bool = false) {
+        guard isActive, driver.runOnce(withPosts: withPosts), isActive else { return }
         var timeout = driver.backendTimeout
         // libuv would wait now: the iteration left nothing pending, so it is the idle phase's turn. What idle bodies
         // posted, scheduled or settled changes the timeout.
@@ -117,6 +121,7 @@ final class _GuestPump: @unchecked Sendable {
 }
 
 private let _pumpNow = _MainActorCallback<_GuestPump> { $0.pump() }
+private let _wokenPump = _MainActorCallback<_GuestPump> { $0.runWokenPump() }
 private let _scheduledPump = _MainActorCallback<_GuestPump> { $0.runScheduledPump() }
 private let _timerPump = _MainActorCallback<_GuestPump> { $0.timerFired() }
 
@@ -127,5 +132,5 @@ private func _mainlineGuestScheduledPump(_ context: UnsafeMutableRawPointer?) {
 }
 
 private func _mainlineGuestWokenPump(_ context: UnsafeMutableRawPointer?) {
-    _pumpNow(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
+    _wokenPump(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
 }

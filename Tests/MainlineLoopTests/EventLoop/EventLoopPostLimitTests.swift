@@ -26,7 +26,7 @@ extension EventLoopTests {
             }
             #expect(results == Array(repeating: .accepted, count: 9) + Array(repeating: .full, count: 3))
             #expect(loop.post {} == false)
-            #expect(loop.driver.inbox.rejectedCount == 4)
+            #expect(loop.driver.queue.rejectedCount == 4)
             gate.signal()
             #expect(await drained.wait())
             #expect(ran.withLock { $0 } == Array(0..<9), "every accepted post ran once, in order")

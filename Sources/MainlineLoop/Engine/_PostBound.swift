@@ -1,4 +1,4 @@
-/// What every post queue (`_PostQueue` for main-actor loops, `EventLoop._Inbox`) keeps beside its array so that a
+/// What the job queue (`_JobQueue`) keeps beside its array so that a
 /// burst neither grows without bound nor keeps its memory: the optional limit on pending posts, and how many posts
 /// the limit refused.
 ///
