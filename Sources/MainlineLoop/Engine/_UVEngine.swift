@@ -66,6 +66,9 @@ package final class _UVEngine: @unchecked Sendable {
     private var didRunPostPhase = false
     /// Whether ``beginClosing()`` has run.
     package private(set) var isClosing = false
+    /// How many times the async handle's callback ran: wake-ups from other threads that reached the loop through the
+    /// eventfd (for the package's tests; read it where the engine runs).
+    package private(set) var asyncCallbacks = 0
     /// What `uv_loop_close` returned, once ``closeLoop()`` ran.
     package private(set) var loopCloseResult: Int32?
 
@@ -198,6 +201,7 @@ package final class _UVEngine: @unchecked Sendable {
     // MARK: Callbacks
 
     fileprivate func asyncFired() {
+        asyncCallbacks &+= 1
         runPostPhase()
     }
 

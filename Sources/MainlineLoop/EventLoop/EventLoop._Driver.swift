@@ -167,6 +167,9 @@ extension EventLoop {
             progress.didFireTimers(fired)
         }
 
+        /// Wake-ups from other threads that reached the loop through the async handle. Read it on the loop thread.
+        var asyncCallbacks: Int { engine.asyncCallbacks }
+
         /// Registers an idle body; wakes the loop when the registration comes from another thread. Thread-safe.
         func whenIdle(_ body: @escaping @Sendable () -> Void, fromLoop: Bool) -> IdleRegistration {
             let (registration, mustWake) = idle.add(.loopThread(body), wakes: !fromLoop)

@@ -335,6 +335,15 @@ public final class MainLoop: Loop, @unchecked Sendable {
     @MainActor
     package var isInsideIteration: Bool { currentDriver?.isIterating ?? false }
 
+    /// How wake-ups reached the loop so far: async-handle callbacks (another thread's `uv_async_send`) and, in guest
+    /// mode, pumps queued on the main queue to wake it. For the package's tests; `nil` before the loop starts or once it
+    /// stopped.
+    @MainActor
+    package var wakeUpCounts: (asyncCallbacks: Int, queuedPumps: Int)? {
+        guard let driver = currentDriver else { return nil }
+        return (driver.engine.asyncCallbacks, driver.guestPump?.wakeUpsQueued ?? 0)
+    }
+
     // MARK: Internals
 
     private func makeDriver() -> _MainLoopDriver {

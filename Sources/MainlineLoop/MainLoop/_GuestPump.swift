@@ -1,3 +1,4 @@
+import Atomics
 import CMainlineShims
 import Dispatch
 
@@ -19,6 +20,8 @@ final class _GuestPump: @unchecked Sendable {
     @MainActor private var timerArmedFor: UInt64?
     @MainActor private var isPumpQueued = false
     @MainActor private var isActive = true
+    /// How many pumps ``pumpSoon()`` has queued (for the package's tests; one atomic add per wake-up).
+    private let queuedWakeUps = ManagedAtomic(0)
     /// Whether dispatch no longer watches libuv's backend fd (so the libuv loop may be closed).
     @MainActor private(set) var isDetachedFromBackend = false
 
@@ -55,8 +58,12 @@ final class _GuestPump: @unchecked Sendable {
     /// thread and only then a main-queue worker: three threads, and a cross-CPU wake-up more than the main queue itself
     /// needs. Allocates nothing.
     func pumpSoon() {
+        queuedWakeUps.wrappingIncrement(ordering: .relaxed)
         mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestWokenPump)
     }
+
+    /// How many pumps ``pumpSoon()`` has queued so far. Thread-safe.
+    var wakeUpsQueued: Int { queuedWakeUps.load(ordering: .relaxed) }
 
     @MainActor
     fileprivate func timerFired() {

@@ -1,0 +1,86 @@
+import Dispatch
+import Testing
+
+@testable import MainlineLoop
+
+/// How wake-ups reach the engine: one per batch from another thread, none for a loop that posts to itself.
+///
+/// Counted, not timed: the engine counts its async-handle callbacks (another thread's `uv_async_send`), and guest mode
+/// counts the pumps it queued on the main queue to wake the loop (when queued, so the counts are exact).
+@Suite("Engine wake-ups", .serialized, .timeLimit(.minutes(2)))
+struct EngineWakeUpTests {
+    private static let rounds = 50
+    private static let selfPosts = 1_000
+
+    @Test func aGuestLoopIsWokenByExactlyOneMainQueuePumpPerBatchAndNeverThroughTheEventfd() async {
+        let loop = MainLoop()
+        loop.attachAsGuest()
+        for _ in 0..<Self.rounds {
+            let ran = Latch()
+            // From another thread, into an empty queue: one wake-up each.
+            await Task.detached { _ = loop.post { ran.open() } }.value
+            #expect(await ran.wait())
+        }
+        let counts = await loop.readWakeUpCounts()
+        // The pump `attachAsGuest()` queues, one per round, and the post that read the counts.
+        #expect(counts?.queuedPumps == Self.rounds + 2)
+        #expect(counts?.asyncCallbacks == 0)
+        loop.stop()
+        await loop.waitUntilStopped()
+    }
+
+    @Test func aGuestLoopThatPostsToItselfQueuesNoPumpForIt() async {
+        let loop = MainLoop()
+        loop.attachAsGuest()
+        let before = await loop.readWakeUpCounts()
+        let done = Latch()
+        @MainActor final class Chain {
+            var left = EngineWakeUpTests.selfPosts
+            func step(_ loop: MainLoop, _ done: Latch) {
+                left -= 1
+                if left == 0 { return done.open() }
+                loop.post { self.step(loop, done) }
+            }
+        }
+        let chain = Chain()
+        _ = loop.post { chain.step(loop, done) }
+        #expect(await done.wait())
+        let after = await loop.readWakeUpCounts()
+        // The post that started the chain and the one that read the counts; nothing for 1,000 self-posts.
+        #expect(after.map { $0.queuedPumps - (before?.queuedPumps ?? 0) } == 2)
+        #expect(after?.asyncCallbacks == 0)
+        loop.stop()
+        await loop.waitUntilStopped()
+    }
+
+    @Test func anEventLoopThatPostsToItselfNeedsNoEventfdWakeUpForIt() async {
+        let loop = EventLoop(name: "self-posting")
+        let done = Latch()
+        final class Chain: @unchecked Sendable {
+            // @unchecked Sendable: `left` is touched only on the loop thread.
+            var left = EngineWakeUpTests.selfPosts
+            func step(_ loop: EventLoop, _ done: Latch) {
+                left -= 1
+                if left == 0 { return done.open() }
+                loop.post { self.step(loop, done) }
+            }
+        }
+        let chain = Chain()
+        loop.post { chain.step(loop, done) }
+        #expect(await done.wait())
+        // One wake-up for the post that started the chain and one for the post that reads the count.
+        #expect(await loop.onLoop { loop.driver.asyncCallbacks } == 2)
+        loop.stopAndWait()
+    }
+}
+
+extension MainLoop {
+    /// Reads ``wakeUpCounts`` on the loop, through a post from another thread.
+    fileprivate func readWakeUpCounts() async -> (asyncCallbacks: Int, queuedPumps: Int)? {
+        await Task.detached {
+            await withCheckedContinuation { (done: CheckedContinuation<(asyncCallbacks: Int, queuedPumps: Int)?, Never>) in
+                _ = self.post { done.resume(returning: self.wakeUpCounts) }
+            }
+        }.value
+    }
+}
