@@ -20,7 +20,14 @@ package final class _Lock: @unchecked Sendable {
     package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let rc = pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        // Adaptive: a contended lock spins briefly before it sleeps in the kernel. Every Mainline critical section is a
+        // few dozen instructions, so a producer that finds the loop holding the lock (or the other way round) gets it in
+        // a spin instead of a futex sleep and a context switch each (measured on the post path: a third of its time).
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        let rc = pthread_mutex_init(mutex, &attributes)
         precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
     }
 

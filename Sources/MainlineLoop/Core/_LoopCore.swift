@@ -63,7 +63,10 @@ package final class _LoopCore {
     let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
     /// Jobs taken from `posts` and not yet run (protected by the main actor).
-    private var batch = _JobBatch()
+    // @exclusivity(unchecked): touched only on the main actor, never across a suspension or from a nested access (a job
+    // that reads `postsWaitingCount` reads it between two `next()` calls); the dynamic check cost a `swift_beginAccess`
+    // per job.
+    @exclusivity(unchecked) private var batch = _JobBatch()
 
     private static let logger = Logger(label: "mainline.loop")
 

@@ -35,7 +35,8 @@ extension EventLoop {
         private let discards: Counter
 
         /// Jobs taken from the queue and not yet run (protected by the loop thread).
-        private var batch = _JobBatch()
+        // @exclusivity(unchecked): touched only on the loop thread, never from a nested access (see `_LoopCore.batch`).
+        @exclusivity(unchecked) private var batch = _JobBatch()
         /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
         private var drainDeadline: LoopInstant?
         /// Posted closures released unrun at the drain deadline (final once the loop has stopped).
