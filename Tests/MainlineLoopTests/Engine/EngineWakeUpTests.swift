@@ -75,10 +75,12 @@ struct EngineWakeUpTests {
 }
 
 extension MainLoop {
+    fileprivate typealias WakeUpCounts = (asyncCallbacks: Int, queuedPumps: Int)
+
     /// Reads ``wakeUpCounts`` on the loop, through a post from another thread.
-    fileprivate func readWakeUpCounts() async -> (asyncCallbacks: Int, queuedPumps: Int)? {
+    fileprivate func readWakeUpCounts() async -> WakeUpCounts? {
         await Task.detached {
-            await withCheckedContinuation { (done: CheckedContinuation<(asyncCallbacks: Int, queuedPumps: Int)?, Never>) in
+            await withCheckedContinuation { (done: CheckedContinuation<WakeUpCounts?, Never>) in
                 _ = self.post { done.resume(returning: self.wakeUpCounts) }
             }
         }.value
