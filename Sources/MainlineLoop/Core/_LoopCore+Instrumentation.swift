@@ -4,10 +4,15 @@
 extension _LoopCore {
     /// Installs `instrumentation` (replacing any before it, and stopping its watchdog), or with `nil` removes it.
     /// Ignored once the core has shut down.
-    package func instrument(_ instrumentation: LoopInstrumentation?) {
+    ///
+    /// - Parameter watchesMainActor: Whether the watchdog also watches main-actor work that is not one of the loop's
+    ///   callbacks (the main loop: see `_StallWatchdog`); a virtual-time loop's does not.
+    package func instrument(_ instrumentation: LoopInstrumentation?, watchesMainActor: Bool = false) {
         guard !isShutDown else { return }
         instruments?.watchdog?.stop()
-        instruments = instrumentation.map { _LoopInstruments($0, deliveriesSoFar: settleDeliveries) }
+        instruments = instrumentation.map {
+            _LoopInstruments($0, deliveriesSoFar: settleDeliveries, watchesMainActor: watchesMainActor)
+        }
         monitor = instruments?.watchdog?.monitor
     }
 

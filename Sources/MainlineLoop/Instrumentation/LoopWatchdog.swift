@@ -14,13 +14,22 @@
 /// ``Loop/scheduleRepeating(every:label:_:)``; unlabelled work reports `post`, `timer`, `settle`, `signal`,
 /// `shutdown hook` or `main queue`.
 ///
+/// On ``MainLoop`` the watchdog also sees main-actor work that is not one of the loop's callbacks: in guest mode a
+/// block inside `await MainActor.run {}` or a `Task { @MainActor in }` runs on the dispatch main queue beside the loop.
+/// The watchdog keeps a heartbeat queued there; when it waits past the threshold while the loop runs nothing of its
+/// own, the stall is reported once, labelled `main actor`.
+///
 /// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported ``LoopStall/duration``
-///   is how long the work had held the loop at that moment.
+///   is how long the work had held the loop at that moment ("has held the loop for at least …"). When the stall ends,
+///   the watchdog logs its total ("… held the loop for 312.5 ms in total"), within a quarter of the threshold.
 public struct LoopWatchdog: Sendable {
     /// How long one callback or iteration may hold the loop before it counts as a stall.
     public var threshold: Duration
     /// Called on the watchdog's thread with every stall it reports, after logging and counting it.
     public var onStall: (@Sendable (LoopStall) -> Void)?
+    /// Whether a ``MainLoop``'s watchdog also reports main-actor work that is not one of the loop's callbacks (a
+    /// heartbeat on the dispatch main queue; see above). On by default; a `TestLoop`'s watchdog never does.
+    public var watchesMainActor: Bool
     /// Called on the watchdog's thread after every check (for the package's tests).
     package var onCheck: (@Sendable () -> Void)?
 
@@ -29,9 +38,16 @@ public struct LoopWatchdog: Sendable {
     /// - Parameters:
     ///   - threshold: How long one callback or iteration may hold the loop; at least one millisecond (shorter
     ///     thresholds are treated as one millisecond).
+    ///   - watchesMainActor: Whether a ``MainLoop``'s watchdog also reports main-actor work outside the loop's
+    ///     callbacks, labelled `main actor`.
     ///   - onStall: Called on the watchdog's thread with every stall reported (for example, to dump state).
-    public init(threshold: Duration = .milliseconds(250), onStall: (@Sendable (LoopStall) -> Void)? = nil) {
+    public init(
+        threshold: Duration = .milliseconds(250),
+        watchesMainActor: Bool = true,
+        onStall: (@Sendable (LoopStall) -> Void)? = nil
+    ) {
         self.threshold = max(threshold, .milliseconds(1))
+        self.watchesMainActor = watchesMainActor
         self.onStall = onStall
     }
 }
@@ -53,7 +69,8 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     public var label: String
     /// Whether one callback or one iteration stalled.
     public var kind: Kind
-    /// How long the callback (or iteration) had held the loop when the watchdog reported it.
+    /// How long the callback (or iteration) had held the loop when the watchdog reported it: a lower bound, since a
+    /// stall is reported while it lasts. The watchdog logs the total once the stall has ended.
     public var duration: Duration
 
     /// Creates a stall report.
@@ -68,12 +85,16 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
         self.duration = duration
     }
 
-    /// `callback 'fetch' held the loop for 312 ms`.
+    /// `callback 'fetch' has held the loop for at least 312.5 ms`: a stall is reported while it lasts, so its
+    /// duration is a lower bound (the log says its total once it has ended).
     public var description: String {
         let milliseconds = Double(duration.mainlineNanoseconds) / 1e6
-        let what = kind == .callback ? "callback" : "iteration (running '\(label)')"
-        let name = kind == .callback ? "\(what) '\(label)'" : what
-        return "\(name) held the loop for \(milliseconds.formatted2) ms"
+        return "\(subject) has held the loop for at least \(milliseconds.formatted2) ms"
+    }
+
+    /// `callback 'fetch'`, or `iteration (running 'fetch')`.
+    var subject: String {
+        kind == .callback ? "callback '\(label)'" : "iteration (running '\(label)')"
     }
 }
 

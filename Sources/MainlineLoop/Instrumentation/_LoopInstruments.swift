@@ -37,7 +37,7 @@ final class _LoopInstruments {
     /// The post queue's rejection count when it was last reported.
     private var rejectionsReported = 0
 
-    init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int) {
+    init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int, watchesMainActor: Bool) {
         self.instrumentation = instrumentation
         mailboxDrops = _CountersByDimension(
             label: LoopMetricName.mailboxDrops,
@@ -60,7 +60,13 @@ final class _LoopInstruments {
         settleTriggers = Counter(label: LoopMetricName.settleTriggers, dimensions: dimensions, factory: factory)
         settleDeliveries = Counter(label: LoopMetricName.settleDeliveries, dimensions: dimensions, factory: factory)
         deliveriesReported = deliveriesSoFar
-        watchdog = instrumentation.watchdog.map { _StallWatchdog(settings: $0, instrumentation: instrumentation) }
+        watchdog = instrumentation.watchdog.map {
+            _StallWatchdog(
+                settings: $0,
+                instrumentation: instrumentation,
+                watchesMainActor: watchesMainActor && $0.watchesMainActor
+            )
+        }
     }
 
     /// A timer due at `deadline` fires at `now`.

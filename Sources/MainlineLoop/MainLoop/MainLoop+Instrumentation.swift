@@ -13,7 +13,7 @@ extension MainLoop {
     /// - Parameter instrumentation: Where metrics and stall reports go; see ``LoopInstrumentation`` for the metrics.
     @MainActor
     public func instrument(_ instrumentation: LoopInstrumentation?) {
-        core.instrument(instrumentation)
+        core.instrument(instrumentation, watchesMainActor: true)
     }
 }
 

@@ -13,8 +13,25 @@ struct LoopWatchdogTests {
         let stallReported = DispatchSemaphore(value: 0)
         let checkedAfterStall = DispatchSemaphore(value: 0)
 
-        func watchdog(threshold: Duration = .milliseconds(20)) -> LoopWatchdog {
-            var watchdog = LoopWatchdog(threshold: threshold) { stall in
+        /// Collects stalls while `isCollecting` (always, unless a test says otherwise).
+        let isCollecting = _Locked(true)
+
+        /// Waits, check by check after a stall, until `condition` holds — or, if it never does, for 1,000 checks, so
+        /// that a watchdog that never logs fails the test's expectations instead of hanging it.
+        func waitForChecks(until condition: @escaping @Sendable () -> Bool) async {
+            await Task.detached {
+                for _ in 0..<1_000 {
+                    if condition() { return }
+                    self.checkedAfterStall.wait()
+                }
+            }.value
+        }
+
+        /// The loop-callback tests watch the loop's own callbacks only: other suites running beside them may hold the
+        /// main actor, which a main-actor watchdog would rightly report.
+        func watchdog(threshold: Duration = .milliseconds(20), watchesMainActor: Bool = false) -> LoopWatchdog {
+            var watchdog = LoopWatchdog(threshold: threshold, watchesMainActor: watchesMainActor) { stall in
+                guard self.isCollecting.withLock({ $0 }) else { return }
                 self.stalls.withLock { $0.append(stall) }
                 self.stallReported.signal()
             }
@@ -43,6 +60,8 @@ struct LoopWatchdogTests {
                 done.resume()
             }
         }
+        // The watchdog logs the stall's total at a check after the callback returned: wait check by check.
+        await reports.waitForChecks(until: { log.all.contains(where: { $0.message.contains("stall ended") }) })
         loop.stop()
         await loop.waitUntilStopped()
 
@@ -52,10 +71,16 @@ struct LoopWatchdogTests {
         #expect(stalls.allSatisfy { $0.duration >= .milliseconds(20) })
         let counter = try metrics.expectCounter(LoopMetricName.stalls, [("label", "load the catalogue")])
         #expect(counter.totalValue == 1)
+        // Reported once while it lasted ("at least"), and its total once it had ended.
         let warnings = log.all.filter { $0.level == .warning }
-        #expect(warnings.count == 1)
-        #expect(warnings.first?.metadata["label"] == "load the catalogue")
-        #expect(warnings.first?.message.contains("load the catalogue") == true)
+        #expect(warnings.count == 2)
+        #expect(warnings.allSatisfy { $0.metadata["label"] == "load the catalogue" })
+        let first = warnings.first?.message ?? ""
+        #expect(first.contains("callback 'load the catalogue' has held the loop for at least"))
+        #expect(warnings.last?.message.contains("callback 'load the catalogue' held the loop for") == true)
+        #expect(warnings.last?.message.contains("ms in total") == true)
+        let total = Int(warnings.last?.metadata["total_ms"].map { "\($0)" } ?? "") ?? 0
+        #expect(total >= Int(stalls.first?.duration.mainlineNanoseconds ?? 0) / 1_000_000)
     }
 
     @Test func unlabelledWorkIsReportedByWhatItIs() async {
@@ -110,5 +135,46 @@ struct LoopWatchdogTests {
         let stalls = reports.stalls.withLock { $0 }
         #expect(stalls.map(\.kind) == [.iteration])
         #expect(stalls.map(\.label) == ["slice"])
+    }
+
+    @Test func mainActorWorkOutsideTheLoopsCallbacksIsReportedOnceAsMainActorAndItsTotalIsLoggedWhenItEnds() async {
+        let loop = MainLoop()
+        let log = RecordingLogHandler.Recorder()
+        let reports = Reports()
+        // Not a post: main-actor work that dispatch runs beside the loop (guest mode), as a Hummingbird handler's
+        // `await MainActor.run {}` does. The watchdog starts inside it, so its first heartbeat is queued behind this
+        // block; the main actor is serial, so while the block holds it no other test's main-actor work can be what the
+        // watchdog reports.
+        let reported = await MainActor.run { () -> Bool in
+            loop.instrument(
+                LoopInstrumentation(
+                    metricsFactory: TestMetrics(),
+                    logger: log.logger(),
+                    watchdog: reports.watchdog(watchesMainActor: true)
+                )
+            )
+            // A safety net against a broken watchdog hanging every main-actor test: no report in 30 s fails the test.
+            guard reports.stallReported.wait(timeout: .now() + .seconds(30)) == .success else { return false }
+            for _ in 0..<3 { reports.checkedAfterStall.wait() }
+            reports.isCollecting.withLock { $0 = false }
+            return true
+        }
+        #expect(reported, "the watchdog never reported main-actor work that held the main actor")
+        // The watchdog logs the stall's end at a check after the main actor is free again: wait check by check.
+        await reports.waitForChecks(until: { log.all.contains(where: { $0.message.contains("stall ended") }) })
+        loop.stop()
+        await loop.waitUntilStopped()
+        let stalls = reports.stalls.withLock { $0 }
+        #expect(stalls.map(\.label) == ["main actor"])
+        #expect(stalls.allSatisfy { $0.duration >= .milliseconds(20) })
+        // Up to the end of this test's stall: afterwards the watchdog rightly reports other tests' main-actor work.
+        let warnings = log.all.filter { $0.level == .warning }
+        let isEnd = { (record: RecordingLogHandler.Record) in record.message.contains("stall ended") }
+        let ours = warnings.prefix { !isEnd($0) } + warnings.drop { !isEnd($0) }.prefix(1)
+        #expect(ours.map { $0.metadata["label"] } == ["main actor", "main actor"])
+        #expect(ours.first?.message.contains("callback 'main actor' has held the loop for at least") == true)
+        #expect(ours.last?.message.contains("stall ended: callback 'main actor' held the loop for") == true)
+        let total = Int(ours.last?.metadata["total_ms"].map { "\($0)" } ?? "") ?? 0
+        #expect(total >= Int(stalls.first?.duration.mainlineNanoseconds ?? 0) / 1_000_000)
     }
 }
