@@ -66,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "MainlineObservables",
-            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: ["MainlineLoop", "MainlineEvents"]
         ),
         .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
         .target(

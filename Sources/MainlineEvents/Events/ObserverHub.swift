@@ -31,7 +31,7 @@ import MainlineLoop
 /// removes itself from its own `deinit`, when its weak reference is already gone, is accepted silently.
 @MainActor
 public final class ObserverHub<T> {
-    private let list = _ObserverList(owner: "ObserverHub<\(T.self)>")
+    private let list = _EventObservers(owner: "ObserverHub<\(T.self)>")
 
     /// Creates an empty hub. Callable from any thread; everything else is main-actor only.
     public nonisolated init() {}
