@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "_MainlineTestSupportTests", dependencies: ["_MainlineTestSupport"]),
         .testTarget(
             name: "MainlineObservablesTests",
-            dependencies: ["MainlineObservables", "MainlineLoop", "MainlineTesting"]
+            dependencies: ["MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting"]
         ),
         .testTarget(
             name: "MainlineViewModelsTests",

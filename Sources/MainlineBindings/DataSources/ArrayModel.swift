@@ -22,7 +22,7 @@ public final class ArrayModel<Element> {
     /// Who learns about each mutation, in order; a listener returning `false` is gone. A mutation made by a listener
     /// is delivered in one more round after the current one (`.deferred`), so every listener learns the changes in
     /// the order they were made. Protected by the main actor.
-    private let listeners = _ObserverList<@MainActor (ChangeSet) -> Bool>(nesting: .deferred)
+    private let listeners = _ObserverList<_Block<ChangeSet, Bool>>(nesting: .deferred)
     /// Changes not yet delivered to the listeners (more than one only while a round runs). Protected by the main
     /// actor.
     private var undelivered = ChangeSet()
@@ -102,7 +102,7 @@ public final class ArrayModel<Element> {
 
     /// Adds a listener that learns each mutation at once; it stays while it returns `true`.
     func addListener(_ listener: @escaping @MainActor (ChangeSet) -> Bool) {
-        _ = listeners.add(listener)
+        _ = listeners.add(_Block(listener))
     }
 
     private func notify(_ describe: (inout ChangeSet) -> Void) {
@@ -112,7 +112,7 @@ public final class ArrayModel<Element> {
             defer { undelivered = ChangeSet() }
             return undelivered
         }, { entry, changes in
-            if !entry.header.observer(changes) { listeners.remove(entry) }
+            if !entry.header.observer.body(changes) { listeners.remove(entry) }
         })
     }
 

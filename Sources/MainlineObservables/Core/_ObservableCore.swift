@@ -22,7 +22,7 @@ final class _ObservableCore<T> {
     // Unchecked exclusivity: main-actor state; no access spans a call out.
     @exclusivity(unchecked) @usableFromInline var state: ObservableOptional<T>
     /// The observers' `onNext` blocks.
-    @usableFromInline let observers = _ObserverList<@MainActor (ObservableOptional<T>) -> Void>(nesting: .deferred)
+    @usableFromInline let observers = _ObserverList<_Block<ObservableOptional<T>, Void>>(nesting: .deferred)
     /// Runs with each value that changed the state, before the observers are told: how a subject backed by a
     /// setter (a key path, a closure) writes through.
     @usableFromInline var didApply: (@MainActor (T) -> Void)?
@@ -56,7 +56,7 @@ final class _ObservableCore<T> {
     func observe(_ onNext: @escaping @MainActor (ObservableOptional<T>) -> Void) -> Disposable {
         // nonisolated(unsafe): the disposable, on any thread, only sets the entry's atomic flag and hands the entry
         // to `end`, which touches the rest on the main actor.
-        nonisolated(unsafe) let entry = observers.add(onNext)
+        nonisolated(unsafe) let entry = observers.add(_Block(onNext))
         let loop = loop
         let disposable = Disposable { [weak observers] in
             if let observers {
@@ -83,7 +83,7 @@ final class _ObservableCore<T> {
             if let delivered, isSame(delivered, current) { return nil }
             delivered = current
             return current
-        }, { entry, value in entry.header.observer(value) })
+        }, { entry, value in entry.header.observer.body(value) })
     }
 
     @inlinable

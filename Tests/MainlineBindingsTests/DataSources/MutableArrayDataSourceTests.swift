@@ -74,6 +74,24 @@ struct MutableArrayDataSourceTests {
         #expect(!source.hasPendingChanges)
     }
 
+    @Test func anObservationDisposedInsideTheLoopLetsGoOfItsObserverAtOnce() {
+        @MainActor final class Host {}
+        @MainActor final class Flag { var value = false }
+        let loop = TestLoop()
+        let source = MutableArrayDataSource(model: ArrayModel(["a"]), loop: loop) { element, _ in element }
+        var host: Host? = Host()
+        weak let weakHost = host
+        let observation = source.observeChanges { [host] _ in _ = host }
+        host = nil
+        let releasedInTheSameJob = Flag()
+        _ = loop.post {
+            observation.dispose()
+            releasedInTheSameJob.value = weakHost == nil
+        }
+        loop.runIteration()
+        #expect(releasedInTheSameJob.value, "no job posted for later: the list lets go of it inside the disposing job")
+    }
+
     @Test func anIndexOutsideTheModelIsReportedAndChangesNothing() {
         let loop = TestLoop()
         let model = ArrayModel(["a"])
