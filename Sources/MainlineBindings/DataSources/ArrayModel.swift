@@ -22,7 +22,7 @@ public final class ArrayModel<Element> {
     /// Who learns about each mutation, in order; a listener returning `false` is gone. A mutation made by a listener
     /// is delivered in one more round after the current one (`.deferred`), so every listener learns the changes in
     /// the order they were made. Protected by the main actor.
-    private let listeners = _ObserverList<_Block<ChangeSet, Bool>>(nesting: .deferred)
+    private let listeners = _ObserverList<_ArrayModelListener>(nesting: .deferred)
     /// Changes not yet delivered to the listeners (more than one only while a round runs). Protected by the main
     /// actor.
     private var undelivered = ChangeSet()
@@ -102,18 +102,23 @@ public final class ArrayModel<Element> {
 
     /// Adds a listener that learns each mutation at once; it stays while it returns `true`.
     func addListener(_ listener: @escaping @MainActor (ChangeSet) -> Bool) {
-        _ = listeners.add(_Block(listener))
+        _ = listeners.add(_ArrayModelListener(body: listener))
     }
 
     private func notify(_ describe: (inout ChangeSet) -> Void) {
         describe(&undelivered)
-        listeners.notify({ () -> ChangeSet? in
-            guard !undelivered.isEmpty else { return nil }
-            defer { undelivered = ChangeSet() }
-            return undelivered
-        }, { entry, changes in
-            if !entry.header.observer.body(changes) { listeners.remove(entry) }
+        // Inside a round the list only records a request for one more round, which takes `undelivered` then.
+        let changes = listeners.isNotifying ? ChangeSet() : takeUndelivered() ?? ChangeSet()
+        listeners.notify(changes, next: { _ in takeUndelivered() }, { entry, changes in
+            if !entry.observer.body(changes) { listeners.remove(entry) }
         })
+    }
+
+    /// The changes made during a round, for one more round; `nil` if none.
+    private func takeUndelivered() -> ChangeSet? {
+        guard !undelivered.isEmpty else { return nil }
+        defer { undelivered = ChangeSet() }
+        return undelivered
     }
 
     private func check<R: RangeExpression<Int>>(_ index: Int, in range: R, _ operation: String) -> Bool {
@@ -126,4 +131,11 @@ public final class ArrayModel<Element> {
         }
         return true
     }
+}
+
+/// A listener of an ``ArrayModel``: who learns each mutation; returning `false` means it is gone.
+///
+/// Must be used on the main actor.
+struct _ArrayModelListener {
+    let body: @MainActor (ChangeSet) -> Bool
 }

@@ -113,9 +113,7 @@ open class DataSource<Item> {
     /// - Returns: What ends the observation; dispose it from any thread. Keep it: a released `Disposable` does not
     ///   end anything by itself.
     public final func observeChanges(_ observer: @escaping @MainActor (ChangeSet) -> Void) -> Disposable {
-        // nonisolated(unsafe): the disposable, on any thread, only sets the entry's atomic flag and hands the entry
-        // to `end`, which touches the rest on the main actor.
-        nonisolated(unsafe) let entry = observers.add(_ChangeObserver(start: pending.history.count, block: observer))
+        let entry = observers.add(_ChangeObserver(start: pending.history.count, block: observer))
         let loop = self.loop
         // The list lets go of the observer (and whatever its block holds, often this source) on the loop, at once
         // rather than at a next delivery that may never come.
@@ -123,7 +121,7 @@ open class DataSource<Item> {
             if let observers {
                 observers.end(entry, loop: loop)
             } else {
-                entry.storeFlagReleasing(true)
+                entry.markEnded()
             }
         }
     }
@@ -186,15 +184,13 @@ open class DataSource<Item> {
     }
 
     private func deliver() {
-        var next: ChangeSet? = pending
+        let batch = pending
         pending = ChangeSet()
+        guard !batch.isEmpty else { return }
         // One round per delivery: changes recorded by an observer go to the next settle phase (`record` schedules
-        // it), so `next` has nothing more for this one.
-        observers.notify({ () -> ChangeSet? in
-            defer { next = nil }
-            return next.flatMap { $0.isEmpty ? nil : $0 }
-        }, { entry, batch in
-            let observer = entry.header.observer
+        // it), so there is never one more round to run here.
+        observers.notify(batch, next: { _ in nil }, { entry, batch in
+            let observer = entry.observer
             let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))
             observer.start = 0
             if !changes.isEmpty { observer.block(changes) }

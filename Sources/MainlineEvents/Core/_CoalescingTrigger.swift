@@ -39,12 +39,12 @@ struct _CoalescingTrigger: @unchecked Sendable {
     let loop: any Loop
 
     /// Whether ``cancel()`` was called.
-    @MainActor var isCancelled: Bool { storage.header.isCancelled }
+    @MainActor var isCancelled: Bool { storage.unsafeHeader.pointee.isCancelled }
 
     /// Attaches the notification the owner delivers through (the owner cannot build it before its own `init`
     /// finishes, because the notification captures it weakly).
     @MainActor func attach(_ notification: SettleNotification) {
-        storage.header.notification = notification
+        storage.unsafeHeader.pointee.notification = notification
     }
 
     /// Schedules one delivery. Thread-safe; never blocks, never delivers synchronously.
@@ -80,15 +80,15 @@ struct _CoalescingTrigger: @unchecked Sendable {
 
     /// Withdraws a pending delivery and ignores every later trigger.
     @MainActor func cancel() {
-        storage.header.isCancelled = true
+        storage.unsafeHeader.pointee.isCancelled = true
         storage.storeFlagReleasing(true)
-        storage.header.notification?.cancel()
-        storage.header.notification = nil
+        storage.unsafeHeader.pointee.notification?.cancel()
+        storage.unsafeHeader.pointee.notification = nil
     }
 
     @MainActor private static func request(_ storage: _FlaggedObject<State>) {
-        guard !storage.header.isCancelled, let notification = storage.header.notification else { return }
-        if !storage.header.loop.requestSettle(notification) && !notification.isPending {
+        guard !storage.unsafeHeader.pointee.isCancelled, let notification = storage.unsafeHeader.pointee.notification else { return }
+        if !storage.unsafeHeader.pointee.loop.requestSettle(notification) && !notification.isPending {
             storage.storeFlagReleasing(false)
         }
     }

@@ -48,8 +48,8 @@ final class _EventObservers {
     /// Whether no live observer is installed.
     var isEmpty: Bool {
         list.isEmpty || !list.entries.contains { entry in
-            guard let entry, !entry.loadFlagRelaxed() else { return false }
-            if case .object(let box) = entry.header.observer { return box.object != nil }
+            guard let entry, !entry.isEnded else { return false }
+            if case .object(let box) = entry.observer { return box.object != nil }
             return true
         }
     }
@@ -145,7 +145,7 @@ final class _EventObservers {
     // MARK: Dead observers
 
     private func box(_ entry: Entry) -> _WeakObserver {
-        guard case .object(let box) = entry.header.observer else { preconditionFailure("a token entry among objects") }
+        guard case .object(let box) = entry.observer else { preconditionFailure("a token entry among objects") }
         return box
     }
 

@@ -9,8 +9,7 @@ package final class _SimpleEventSubscription: SimpleEventToken {
     // Strong: the token may outlive its event, and must still be able to remove itself.
     private let observers: _EventObservers
     /// Its entry; ended (flagged) by `remove()` or `endFromAnyThread()`. Immutable, so other threads may flag it.
-    // nonisolated(unsafe): immutable; other threads only set its atomic flag (`endFromAnyThread`).
-    private nonisolated(unsafe) let entry: _EventObservers.Entry
+    private nonisolated let entry: _EventObservers.Entry
 
     init(observers: _EventObservers, block: @escaping SimpleEventObservable.ObserverBlock) {
         self.observers = observers
@@ -25,7 +24,7 @@ package final class _SimpleEventSubscription: SimpleEventToken {
     /// list, and the block is released, on the main actor (a `Task` hops there: a synchronous event has no loop of
     /// its own to post to).
     package nonisolated func endFromAnyThread() {
-        entry.storeFlagReleasing(true)
+        entry.markEnded()
         Task { @MainActor in self.remove() }
     }
 

@@ -22,7 +22,7 @@ final class _ObservableCore<T> {
     // Unchecked exclusivity: main-actor state; no access spans a call out.
     @exclusivity(unchecked) @usableFromInline var state: ObservableOptional<T>
     /// The observers' `onNext` blocks.
-    @usableFromInline let observers = _ObserverList<_Block<ObservableOptional<T>, Void>>(nesting: .deferred)
+    @usableFromInline let observers = _ObserverList<_Block<ObservableOptional<T>>>(nesting: .deferred)
     /// Runs with each value that changed the state, before the observers are told: how a subject backed by a
     /// setter (a key path, a closure) writes through.
     @usableFromInline var didApply: (@MainActor (T) -> Void)?
@@ -54,15 +54,13 @@ final class _ObservableCore<T> {
     /// Registers `onNext`, calls it with the current state at once, and returns the disposable that ends it.
     @usableFromInline
     func observe(_ onNext: @escaping @MainActor (ObservableOptional<T>) -> Void) -> Disposable {
-        // nonisolated(unsafe): the disposable, on any thread, only sets the entry's atomic flag and hands the entry
-        // to `end`, which touches the rest on the main actor.
-        nonisolated(unsafe) let entry = observers.add(_Block(onNext))
+        let entry = observers.add(_Block(onNext))
         let loop = loop
         let disposable = Disposable { [weak observers] in
             if let observers {
                 observers.end(entry, loop: loop)
             } else {
-                entry.storeFlagReleasing(true)
+                entry.markEnded()
             }
         }
         onNext(state)
@@ -75,15 +73,13 @@ final class _ObservableCore<T> {
     /// Tells every observer the current state; from inside a round, asks for one more round after it instead.
     @inlinable
     func notify() {
-        // The value of the last round: one more round (asked for by a value set during a round) runs only if the
-        // state changed since, so observers see distinct values, one at a time.
-        var delivered: ObservableOptional<T>?
-        observers.notify({ () -> ObservableOptional<T>? in
-            let current = state
-            if let delivered, isSame(delivered, current) { return nil }
-            delivered = current
-            return current
-        }, { entry, value in entry.header.observer.body(value) })
+        // One more round (asked for by a value set during a round) runs only if the state changed since the round
+        // that just ended, so observers see distinct values, one at a time.
+        observers.notify(
+            state,
+            next: { delivered in isSame(delivered, state) ? nil : state },
+            { entry, value in entry.observer.body(value) }
+        )
     }
 
     @inlinable

@@ -36,12 +36,11 @@ struct ObserverListTests {
         @MainActor final class Captured {}
         @MainActor final class Flag { var value = false }
         let loop = TestLoop()
-        let list = _ObserverList<_Block<Void, Void>>(nesting: .deferred)
+        let list = _ObserverList<_Block<Void>>(nesting: .deferred)
         var captured: Captured? = Captured()
         weak let weakCaptured = captured
         do {
-            // nonisolated(unsafe): the job runs on the main actor, like the test.
-            nonisolated(unsafe) let entry = list.add(_Block { [captured] in _ = captured })
+            let entry = list.add(_Block { [captured] in _ = captured })
             captured = nil
             let released = Flag()
             _ = loop.post {
@@ -57,7 +56,7 @@ struct ObserverListTests {
     @Test func anEntryEndedFromAnotherThreadIsSkippedAtOnceAndLeavesOnTheLoop() async {
         let loop = TestLoop()
         let list = _ObserverList<Int>(nesting: .deferred)
-        nonisolated(unsafe) let entry = list.add(1)
+        let entry = list.add(1)
         await Task.detached { list.end(entry, loop: loop) }.value
         var called: [Int] = []
         list.forEach { called.append($0) }
