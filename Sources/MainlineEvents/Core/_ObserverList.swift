@@ -139,13 +139,7 @@ package final class _ObserverList<Observer> {
     package func notify<Value>(_ value: Value, next: (Value) -> Value?, _ call: (Entry, Value) -> Void) {
         // The common case — no round running, no round requested during this one — stays small and inline; the rest
         // is out of line.
-        if depth > 0 {
-            guard case .reported(let owner) = nesting else {
-                anotherRoundRequested = true
-                return
-            }
-            Self.reportNested(owner)
-        }
+        if depth > 0 && !nestedRoundMayRun() { return }
         depth += 1
         round(value, call)
         if anotherRoundRequested && depth == 1 { moreRounds(after: value, next: next, call) }
@@ -186,6 +180,20 @@ package final class _ObserverList<Observer> {
     }
 
     // MARK: Internals
+
+    /// A round was asked for while one runs: `.deferred` records the request and says no; `.reported` reports the
+    /// nesting and says yes (it runs depth-first).
+    @usableFromInline
+    func nestedRoundMayRun() -> Bool {
+        switch nesting {
+        case .deferred:
+            anotherRoundRequested = true
+            return false
+        case .reported(let owner):
+            Self.reportNested(owner)
+            return true
+        }
+    }
 
     @usableFromInline
     static func reportNested(_ owner: String) {
