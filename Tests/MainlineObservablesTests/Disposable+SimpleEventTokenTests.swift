@@ -1,3 +1,4 @@
+import Foundation
 import MainlineEvents
 import MainlineLoop
 import MainlineObservables
@@ -11,18 +12,26 @@ struct DisposableSimpleEventTokenTests {
         let event = SimpleEvent()
         var calls = 0
         let bag = DisposeBag()
-        event.addObserver { _ in calls += 1 }?.addTo(bag)
+        let disposable = event.addObserver { _ in calls += 1 }?.addTo(bag)
         event.trigger()
         bag.dispose()
         event.trigger()
         #expect(calls == 1)
+        _ = disposable  // still held: disposing ended the observation, not a release
     }
 
-    @Test func disposingFromAnotherThreadStopsTheObserverAtOnce() async {
+    @Test func disposingFromAnotherThreadStopsTheObserverAtOnce() {
         let event = SimpleEvent()
         var calls = 0
         let disposable = Disposable(event.addObserver { _ in calls += 1 }!)
-        await Task.detached { disposable.dispose() }.value
+        // The main actor waits, without yielding, until another thread has disposed: the removal that dispose()
+        // hands to the main actor cannot have run before the trigger.
+        let disposed = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            disposable.dispose()
+            disposed.signal()
+        }
+        disposed.wait()
         event.trigger()
         #expect(calls == 0, "skipped even before the main actor removed it")
     }

@@ -89,8 +89,10 @@ struct SubjectReentrancyTests {
     @Test func noMoreRoundRunsWhenTheValueIsBackToTheRoundsOwn() {
         let subject = subjectOf(0, loop: TestLoop())
         let seen = Seen<Int>()
+        var bounced = false
         let setter = subject.observe { value in
-            guard value == 15 else { return }
+            guard value == 15, !bounced else { return }
+            bounced = true
             subject.value = 20
             subject.value = 15
         }
