@@ -29,7 +29,7 @@ struct SubjectReentrancyTests {
         let level = subjectOf(0, loop: loop)
         let clamp = level.observe { if $0 > 10 { level.value = 10 } }
         let show = level.observe { seen.add($0) }
-        level.value = 15   // show sees 15, then 10: never 10 before 15
+        level.value = 15  // show sees 15, then 10: never 10 before 15
         #expect(seen.values == [0, 15, 10])
         clamp.dispose()
         show.dispose()

@@ -109,9 +109,13 @@ public final class ArrayModel<Element> {
         describe(&undelivered)
         // Inside a round the list only records a request for one more round, which takes `undelivered` then.
         let changes = listeners.isNotifying ? ChangeSet() : takeUndelivered() ?? ChangeSet()
-        listeners.notify(changes, next: { _ in takeUndelivered() }, { entry, changes in
-            if !entry.observer.body(changes) { listeners.remove(entry) }
-        })
+        listeners.notify(
+            changes,
+            next: { _ in takeUndelivered() },
+            { entry, changes in
+                if !entry.observer.body(changes) { listeners.remove(entry) }
+            }
+        )
     }
 
     /// The changes made during a round, for one more round; `nil` if none.

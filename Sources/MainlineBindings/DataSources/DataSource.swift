@@ -189,12 +189,16 @@ open class DataSource<Item> {
         guard !batch.isEmpty else { return }
         // One round per delivery: changes recorded by an observer go to the next settle phase (`record` schedules
         // it), so there is never one more round to run here.
-        observers.notify(batch, next: { _ in nil }, { entry, batch in
-            let observer = entry.observer
-            let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))
-            observer.start = 0
-            if !changes.isEmpty { observer.block(changes) }
-        })
+        observers.notify(
+            batch,
+            next: { _ in nil },
+            { entry, batch in
+                let observer = entry.observer
+                let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))
+                observer.start = 0
+                if !changes.isEmpty { observer.block(changes) }
+            }
+        )
     }
 }
 

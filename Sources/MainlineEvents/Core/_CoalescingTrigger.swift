@@ -87,7 +87,8 @@ struct _CoalescingTrigger: @unchecked Sendable {
     }
 
     @MainActor private static func request(_ storage: _FlaggedObject<State>) {
-        guard !storage.unsafeHeader.pointee.isCancelled, let notification = storage.unsafeHeader.pointee.notification else { return }
+        guard !storage.unsafeHeader.pointee.isCancelled, let notification = storage.unsafeHeader.pointee.notification
+        else { return }
         if !storage.unsafeHeader.pointee.loop.requestSettle(notification) && !notification.isPending {
             storage.storeFlagReleasing(false)
         }

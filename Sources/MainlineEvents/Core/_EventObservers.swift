@@ -47,11 +47,12 @@ final class _EventObservers {
 
     /// Whether no live observer is installed.
     var isEmpty: Bool {
-        list.isEmpty || !list.entries.contains { entry in
-            guard let entry, !entry.isEnded else { return false }
-            if case .object(let box) = entry.observer { return box.object != nil }
-            return true
-        }
+        list.isEmpty
+            || !list.entries.contains { entry in
+                guard let entry, !entry.isEnded else { return false }
+                if case .object(let box) = entry.observer { return box.object != nil }
+                return true
+            }
     }
 
     // MARK: Adding and removing
@@ -102,8 +103,9 @@ final class _EventObservers {
         // Its live entry; else a dead one of the same identity: the observer is removing itself from its own
         // `deinit`, the weak reference already gone. Accepted.
         let entries = objects[id] ?? []
-        guard let position = entries.firstIndex(where: { box($0).object === object })
-            ?? entries.firstIndex(where: { box($0).object == nil })
+        guard
+            let position = entries.firstIndex(where: { box($0).object === object })
+                ?? entries.firstIndex(where: { box($0).object == nil })
         else {
             Diagnostics.report(
                 .observerNotAdded,

@@ -49,7 +49,9 @@ final class _FlaggedObject<Header>: ManagedBuffer<Header, Bool.AtomicRepresentat
 
     /// Writes the flag, sequentially consistent.
     func storeFlagSequentiallyConsistent(_ value: Bool) {
-        withUnsafeMutablePointerToElements { UnsafeAtomic<Bool>(at: $0).store(value, ordering: .sequentiallyConsistent) }
+        withUnsafeMutablePointerToElements {
+            UnsafeAtomic<Bool>(at: $0).store(value, ordering: .sequentiallyConsistent)
+        }
     }
 
     /// Sets the flag to `desired` if it is `expected` (acquiring and releasing); returns whether it did.

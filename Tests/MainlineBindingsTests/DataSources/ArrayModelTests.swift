@@ -1,7 +1,8 @@
-@testable import MainlineBindings
 import MainlineLoop
 import MainlineTesting
 import Testing
+
+@testable import MainlineBindings
 
 /// `ArrayModel`'s listeners (the data sources built on it): a mutation made by a listener while the listeners learn
 /// another one is delivered in one more round, so every listener learns the changes in the order they were made.

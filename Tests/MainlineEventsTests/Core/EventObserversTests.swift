@@ -1,6 +1,7 @@
-@testable import MainlineEvents
 import MainlineLoop
 import Testing
+
+@testable import MainlineEvents
 
 /// `_EventObservers`, the weak-observer side of hubs and events: what its checks for dead observers cost.
 @MainActor

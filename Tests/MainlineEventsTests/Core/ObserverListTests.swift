@@ -1,7 +1,8 @@
-@testable import MainlineEvents
 import MainlineLoop
 import MainlineTesting
 import Testing
+
+@testable import MainlineEvents
 
 /// `_ObserverList`, the one list under every observable thing: what it costs to end observers, and its disposal
 /// rule. The round rules are checked through its users (`ObserverHubTests`, `SimpleEventTests`, `SubjectTests`,
@@ -25,7 +26,10 @@ struct ObserverListTests {
         switch order {
         case "first to last": ordered = entries
         case "last to first": ordered = entries.reversed()
-        default: ordered = stride(from: 0, to: count, by: 2).map { entries[$0] } + stride(from: 1, to: count, by: 2).map { entries[$0] }
+        default:
+            ordered =
+                stride(from: 0, to: count, by: 2).map { entries[$0] }
+                + stride(from: 1, to: count, by: 2).map { entries[$0] }
         }
         for entry in ordered { list.remove(entry) }
         #expect(list.isEmpty)
