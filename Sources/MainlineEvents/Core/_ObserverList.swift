@@ -113,7 +113,7 @@ package final class _ObserverList<Observer> {
 
     /// Whether no observer is installed (ended ones do not count).
     ///
-    /// - Complexity: O(1) when there are no tombstones or ended entries waiting to leave; at worst O(slots).
+    /// - Complexity: O(1) when the first slot holds a live observer; at worst O(slots).
     package var isEmpty: Bool {
         if entries.count == tombstones { return true }
         return !entries.contains { entry in entry.map { !$0.isEnded } ?? false }
