@@ -66,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "MainlineObservables",
-            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: ["MainlineLoop", "MainlineEvents"]
         ),
         .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
         .target(
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "_MainlineTestSupportTests", dependencies: ["_MainlineTestSupport"]),
         .testTarget(
             name: "MainlineObservablesTests",
-            dependencies: ["MainlineObservables", "MainlineLoop", "MainlineTesting"]
+            dependencies: ["MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting"]
         ),
         .testTarget(
             name: "MainlineViewModelsTests",

@@ -1,3 +1,4 @@
+import MainlineEvents
 import MainlineLoop
 
 /// An observable array: the model behind a ``MutableArrayDataSource`` or a ``GroupedDataSource``, which learn
@@ -18,8 +19,13 @@ import MainlineLoop
 public final class ArrayModel<Element> {
     /// The elements, in order.
     public private(set) var elements: [Element]
-    /// Who learns about each mutation, in order; an entry returning `false` is gone. Protected by the main actor.
-    private var listeners: [@MainActor (ChangeSet) -> Bool] = []
+    /// Who learns about each mutation, in order; a listener returning `false` is gone. A mutation made by a listener
+    /// is delivered in one more round after the current one (`.deferred`), so every listener learns the changes in
+    /// the order they were made. Protected by the main actor.
+    private let listeners = _ObserverList<_ArrayModelListener>(nesting: .deferred)
+    /// Changes not yet delivered to the listeners (more than one only while a round runs). Protected by the main
+    /// actor.
+    private var undelivered = ChangeSet()
 
     /// Creates a model holding `elements`.
     ///
@@ -96,13 +102,27 @@ public final class ArrayModel<Element> {
 
     /// Adds a listener that learns each mutation at once; it stays while it returns `true`.
     func addListener(_ listener: @escaping @MainActor (ChangeSet) -> Bool) {
-        listeners.append(listener)
+        _ = listeners.add(_ArrayModelListener(body: listener))
     }
 
     private func notify(_ describe: (inout ChangeSet) -> Void) {
-        var changes = ChangeSet()
-        describe(&changes)
-        listeners = listeners.filter { $0(changes) }
+        describe(&undelivered)
+        // Inside a round the list only records a request for one more round, which takes `undelivered` then.
+        let changes = listeners.isNotifying ? ChangeSet() : takeUndelivered() ?? ChangeSet()
+        listeners.notify(
+            changes,
+            next: { _ in takeUndelivered() },
+            { entry, changes in
+                if !entry.observer.body(changes) { listeners.remove(entry) }
+            }
+        )
+    }
+
+    /// The changes made during a round, for one more round; `nil` if none.
+    private func takeUndelivered() -> ChangeSet? {
+        guard !undelivered.isEmpty else { return nil }
+        defer { undelivered = ChangeSet() }
+        return undelivered
     }
 
     private func check<R: RangeExpression<Int>>(_ index: Int, in range: R, _ operation: String) -> Bool {
@@ -115,4 +135,11 @@ public final class ArrayModel<Element> {
         }
         return true
     }
+}
+
+/// A listener of an ``ArrayModel``: who learns each mutation; returning `false` means it is gone.
+///
+/// Must be used on the main actor.
+struct _ArrayModelListener {
+    let body: @MainActor (ChangeSet) -> Bool
 }

@@ -36,8 +36,9 @@ open class DataSource<Item> {
     weak var parent: DataSource<Item>?
     /// Changes recorded since the last delivery; protected by the main actor.
     private var pending = ChangeSet()
-    /// Observers in subscription order; protected by the main actor.
-    private var observers: [_ChangeObserver] = []
+    /// Observers in subscription order, with the observer list's rules for endings during a delivery and for
+    /// disposal and its thread; protected by the main actor.
+    private let observers = _ObserverList<_ChangeObserver>(nesting: .deferred)
     private lazy var delivery = CoalescingCallback(loop: loop) { [weak self] in self?.deliver() }
 
     /// Creates a source with no parent and no observers.
@@ -93,7 +94,7 @@ open class DataSource<Item> {
     /// - Parameter changes: What changed, in order.
     public final func record(_ changes: ChangeSet) {
         guard !changes.isEmpty else { return }
-        if observers.contains(where: { !$0.isDisposed.withLock { $0 } }) {
+        if !observers.isEmpty {
             pending.append(contentsOf: changes)
             delivery.schedule()
         }
@@ -112,14 +113,16 @@ open class DataSource<Item> {
     /// - Returns: What ends the observation; dispose it from any thread. Keep it: a released `Disposable` does not
     ///   end anything by itself.
     public final func observeChanges(_ observer: @escaping @MainActor (ChangeSet) -> Void) -> Disposable {
-        let entry = _ChangeObserver(start: pending.history.count, block: observer)
-        observers.append(entry)
+        let entry = observers.add(_ChangeObserver(start: pending.history.count, block: observer))
         let loop = self.loop
-        return Disposable { [weak self] in
-            entry.isDisposed.withLock { $0 = true }
-            // Let go of the observer (and whatever its block holds, often this source) on the loop, now rather
-            // than at a next delivery that may never come.
-            _ = loop.post { self?.observers.removeAll { $0 === entry } }
+        // The list lets go of the observer (and whatever its block holds, often this source) on the loop, at once
+        // rather than at a next delivery that may never come.
+        return Disposable { [weak observers] in
+            if let observers {
+                observers.end(entry, loop: loop)
+            } else {
+                entry.markEnded()
+            }
         }
     }
 
@@ -184,11 +187,18 @@ open class DataSource<Item> {
         let batch = pending
         pending = ChangeSet()
         guard !batch.isEmpty else { return }
-        for observer in observers where !observer.isDisposed.withLock({ $0 }) {
-            let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))
-            observer.start = 0
-            if !changes.isEmpty { observer.block(changes) }
-        }
+        // One round per delivery: changes recorded by an observer go to the next settle phase (`record` schedules
+        // it), so there is never one more round to run here.
+        observers.notify(
+            batch,
+            next: { _ in nil },
+            { entry, batch in
+                let observer = entry.observer
+                let changes = observer.start == 0 ? batch : ChangeSet(Array(batch.history.dropFirst(observer.start)))
+                observer.start = 0
+                if !changes.isEmpty { observer.block(changes) }
+            }
+        )
     }
 }
 
@@ -198,8 +208,6 @@ final class _ChangeObserver {
     /// How many changes of the pending batch it must skip (recorded before it started); protected by the main actor.
     var start: Int
     let block: @MainActor (ChangeSet) -> Void
-    /// Set by its `Disposable`, from any thread; protected by its lock.
-    nonisolated let isDisposed = _Locked(false)
 
     init(start: Int, block: @escaping @MainActor (ChangeSet) -> Void) {
         self.start = start

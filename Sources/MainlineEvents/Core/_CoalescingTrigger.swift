@@ -6,69 +6,91 @@ import MainlineLoop
 ///
 /// `fire()` is thread-safe; everything else must be called on the main actor.
 ///
-/// - A trigger while a delivery is pending costs one relaxed atomic load.
+/// - A trigger while a delivery is pending costs one relaxed atomic load: the flag sits inline in the trigger's one
+///   object (a ``_FlaggedObject``), which its owner stores inline too, so a pending trigger follows one pointer.
 /// - The first trigger after a delivery sets the flag; on the loop's own thread (inside one of its phases) it
 ///   requests settle directly, so delivery happens in the settle phase of the current iteration; anywhere else
 ///   it posts one job that requests settle, so the loop wakes once however many triggers follow.
 /// - The owner calls ``willDeliver()`` first thing in its delivery, so a trigger during delivery (or racing it
 ///   from another thread) schedules exactly one more.
-final class _CoalescingTrigger: Sendable {
-    let loop: any Loop
-    /// True from the first trigger until the delivery starts; true forever once cancelled.
-    private let scheduled = ManagedAtomic<Bool>(false)
-    /// The notification; `nil` until the owner attached it, and again once cancelled.
-    @MainActor private var notification: SettleNotification?
-    @MainActor private(set) var isCancelled = false
-
-    private static let requestOnLoop = _MainActorCallback<_CoalescingTrigger> { $0.request() }
-
-    nonisolated init(loop: any Loop) {
-        self.loop = loop
+struct _CoalescingTrigger: @unchecked Sendable {
+    // @unchecked Sendable: other threads use `loop` (immutable, Sendable) and the storage's atomic flag only;
+    // the storage's header is read and written on the main actor alone.
+    /// What the trigger knows besides its flag. Protected by the main actor, except `loop` (immutable).
+    struct State {
+        let loop: any Loop
+        /// The notification; `nil` until the owner attached it, and again once cancelled.
+        var notification: SettleNotification?
+        var isCancelled = false
     }
+
+    /// The state, and the flag: true from the first trigger until the delivery starts; true forever once cancelled.
+    private let storage: _FlaggedObject<State>
+
+    private static let requestOnLoop = _MainActorCallback<_FlaggedObject<State>> { request($0) }
+
+    init(loop: any Loop) {
+        self.loop = loop
+        storage = .make(State(loop: loop))
+    }
+
+    /// The loop that delivers. Thread-safe (immutable; a copy of the state's, so other threads never read the
+    /// main-actor header).
+    let loop: any Loop
+
+    /// Whether ``cancel()`` was called.
+    @MainActor var isCancelled: Bool { storage.unsafeHeader.pointee.isCancelled }
 
     /// Attaches the notification the owner delivers through (the owner cannot build it before its own `init`
     /// finishes, because the notification captures it weakly).
     @MainActor func attach(_ notification: SettleNotification) {
-        self.notification = notification
+        storage.unsafeHeader.pointee.notification = notification
     }
 
     /// Schedules one delivery. Thread-safe; never blocks, never delivers synchronously.
     @inline(__always)
     func fire() {
-        if scheduled.load(ordering: .relaxed) { return }
-        schedule()
+        if storage.loadFlagRelaxed() { return }
+        Self.schedule(storage, loop)
     }
 
     /// The first trigger after a delivery: kept out of line so that `fire()` stays a load and a branch.
     @inline(never)
-    private func schedule() {
-        guard scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-        else { return }
+    private static func schedule(_ storage: _FlaggedObject<State>, _ loop: any Loop) {
+        guard storage.exchangeFlag(expected: false, desired: true) else { return }
         if _RunningLoop.isRunning(loop) {
-            Self.requestOnLoop(self)
-        } else if !loop.post({ [weak self] in self?.request() }) {
+            requestOnLoop(storage)
+        } else if !postRequest(storage, to: loop) {
             // The loop has stopped: nothing will ever be delivered. Keep the flag honest.
-            scheduled.store(false, ordering: .releasing)
+            storage.storeFlagReleasing(false)
         }
+    }
+
+    /// Posts a job that requests settle; weak, so a pending delivery does not keep its owner's storage alive.
+    private static func postRequest(_ storage: _FlaggedObject<State>, to loop: any Loop) -> Bool {
+        // nonisolated(unsafe): the job reaches the storage only on the main actor (the header's rule).
+        nonisolated(unsafe) weak let weakStorage = storage
+        return loop.post { weakStorage.map(request) }
     }
 
     /// Must be called by the owner as its delivery begins.
     @MainActor func willDeliver() {
-        scheduled.store(false, ordering: .sequentiallyConsistent)
+        storage.storeFlagSequentiallyConsistent(false)
     }
 
     /// Withdraws a pending delivery and ignores every later trigger.
     @MainActor func cancel() {
-        isCancelled = true
-        scheduled.store(true, ordering: .releasing)
-        notification?.cancel()
-        notification = nil
+        storage.unsafeHeader.pointee.isCancelled = true
+        storage.storeFlagReleasing(true)
+        storage.unsafeHeader.pointee.notification?.cancel()
+        storage.unsafeHeader.pointee.notification = nil
     }
 
-    @MainActor private func request() {
-        guard !isCancelled, let notification else { return }
-        if !loop.requestSettle(notification) && !notification.isPending {
-            scheduled.store(false, ordering: .releasing)
+    @MainActor private static func request(_ storage: _FlaggedObject<State>) {
+        guard !storage.unsafeHeader.pointee.isCancelled, let notification = storage.unsafeHeader.pointee.notification
+        else { return }
+        if !storage.unsafeHeader.pointee.loop.requestSettle(notification) && !notification.isPending {
+            storage.storeFlagReleasing(false)
         }
     }
 }

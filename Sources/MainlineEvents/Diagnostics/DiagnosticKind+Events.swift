@@ -12,8 +12,9 @@ extension DiagnosticKind {
     /// An observer was removed that was never added (or was removed already). Release builds ignore the call.
     public static let observerNotAdded = DiagnosticKind(rawValue: "observer-not-added")
 
-    /// An observer was deallocated without being removed first. Found at the next add, remove or notification
-    /// round of its hub; release builds drop the dead entry.
+    /// An observer was deallocated without being removed first. Found at the next notification round of its hub,
+    /// or at an add or remove once those since the last look reach half its observers; release builds drop the dead
+    /// entry.
     public static let observerNotRemoved = DiagnosticKind(rawValue: "observer-not-removed")
 
     /// A hub or synchronous event started a notification round while one was already running on it (an observer

@@ -31,7 +31,7 @@ import MainlineLoop
 @MainActor
 public class LazySimpleEvent: SimpleEventObservable {
     private nonisolated let trigger: _CoalescingTrigger
-    private let observers = _ObserverList(owner: "LazySimpleEvent")
+    private let observers = _EventObservers(owner: "LazySimpleEvent")
 
     /// The dependency height its notifications are delivered at; see ``SimpleEventObservable/settleHeight``.
     public let settleHeight: Int
@@ -54,7 +54,7 @@ public class LazySimpleEvent: SimpleEventObservable {
 
     /// Adds a block observer; see ``SimpleEventObservable/addObserver(_:_:)``.
     public func addObserver(_ token: inout SimpleEventToken?, _ block: @escaping ObserverBlock) {
-        token = _SimpleEventSubscription(list: observers, block: block)
+        token = _SimpleEventSubscription(observers: observers, block: block)
     }
 
     /// Adds a delegate-style observer, weakly; see ``SimpleEventObservable/addObserver(_:)-(SimpleEventObserver)``.

@@ -22,7 +22,7 @@ import MainlineLoop
 /// as upstream). Prefer ``LazySimpleEvent``, which delivers in the loop's settle phase and never nests.
 @MainActor
 public final class SimpleEvent: SimpleEventObservable {
-    private let observers = _ObserverList(owner: "SimpleEvent")
+    private let observers = _EventObservers(owner: "SimpleEvent")
     // Unchecked exclusivity: main-actor state that no access holds across a call out; the dynamic checks were a
     // measurable part of a synchronous notification (Benchmarks/README.md, fan-out).
     /// Marked by a trigger, cleared when the observers are notified.
@@ -35,7 +35,7 @@ public final class SimpleEvent: SimpleEventObservable {
 
     /// Adds a block observer; see ``SimpleEventObservable/addObserver(_:_:)``.
     public func addObserver(_ token: inout SimpleEventToken?, _ block: @escaping ObserverBlock) {
-        token = _SimpleEventSubscription(list: observers, block: block)
+        token = _SimpleEventSubscription(observers: observers, block: block)
     }
 
     /// Adds a delegate-style observer, weakly; see ``SimpleEventObservable/addObserver(_:)-(SimpleEventObserver)``.

@@ -78,10 +78,15 @@ extension SimpleEventObservable {
 ///
 /// Must be used on the main actor.
 ///
-/// A token holds what it observes, so it may safely outlive its event.
+/// A token holds what it observes, so it may safely outlive its event. Ending follows the rule shared with
+/// `MainlineObservables`' `Disposable` (<doc:ObserverRules>): once ``remove()`` returns (or the token is released),
+/// no round calls the observer, even one running now, and the list has let go of the block. A `Disposable` can own a
+/// token, to put it in a `DisposeBag` beside observations of observables.
 @MainActor
 public protocol SimpleEventToken: AnyObject {
     /// Removes the observer. Idempotent; also happens when the token is deallocated.
+    ///
+    /// - Complexity: O(1) amortized.
     func remove()
 }
 

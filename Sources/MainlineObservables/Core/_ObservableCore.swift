@@ -1,4 +1,4 @@
-import Atomics
+import MainlineEvents
 import MainlineLoop
 
 /// The state and observers behind every observable and subject: the current value (or nothing), conflation of
@@ -6,9 +6,10 @@ import MainlineLoop
 ///
 /// Must be used on the main actor, except ``loop`` and ``equality``.
 ///
-/// A round visits the observers registered when it began; an observer disposed during the round is skipped (its
-/// flag is checked before each call); observers registered during a round are first called with the next change
-/// (they got the current value when they registered).
+/// The observers are MainlineEvents' ``_ObserverList``, with its rules for additions and endings during a round and
+/// for disposal and its thread, and with `.deferred` nesting, as Kaluga's collectors never nest: a value set from
+/// inside an observer is delivered by one more round once the current one has ended, so no observer is re-entered
+/// and the observers after the one that set it do not receive it twice.
 ///
 /// The paths every value takes (apply, notify, post) are inlinable, so that they are specialised for the caller's
 /// `T`: unspecialised, a one-observer update cost ~0.5 µs in generic-metadata lookups (Benchmarks/README.md).
@@ -18,11 +19,10 @@ final class _ObservableCore<T> {
     @usableFromInline nonisolated let loop: any Loop
     /// `==` when `T` is `Equatable`, resolved once at creation; `nil` means every value notifies.
     @usableFromInline let equality: ((T, T) -> Bool)?
-    // Unchecked exclusivity: main-actor state; no access spans a call out (rounds index the array afresh).
+    // Unchecked exclusivity: main-actor state; no access spans a call out.
     @exclusivity(unchecked) @usableFromInline var state: ObservableOptional<T>
-    @exclusivity(unchecked) @usableFromInline var subscriptions: [_Subscription<ObservableOptional<T>>] = []
-    @exclusivity(unchecked) @usableFromInline var depth = 0
-    @exclusivity(unchecked) @usableFromInline var needsCompaction = false
+    /// The observers' `onNext` blocks.
+    @usableFromInline let observers = _ObserverList<_Block<ObservableOptional<T>>>(nesting: .deferred)
     /// Runs with each value that changed the state, before the observers are told: how a subject backed by a
     /// setter (a key path, a closure) writes through.
     @usableFromInline var didApply: (@MainActor (T) -> Void)?
@@ -54,48 +54,32 @@ final class _ObservableCore<T> {
     /// Registers `onNext`, calls it with the current state at once, and returns the disposable that ends it.
     @usableFromInline
     func observe(_ onNext: @escaping @MainActor (ObservableOptional<T>) -> Void) -> Disposable {
-        let subscription = _Subscription(onNext)
-        subscriptions.append(subscription)
+        let entry = observers.add(_Block(onNext))
         let loop = loop
-        let disposable = Disposable { [weak self] in
-            subscription.isDisposed.store(true, ordering: .releasing)
-            if _RunningLoop.isRunning(loop) {
-                MainActor.assumeIsolated { self?.remove(subscription) }
+        let disposable = Disposable { [weak observers] in
+            if let observers {
+                observers.end(entry, loop: loop)
             } else {
-                loop.post { self?.remove(subscription) }
+                entry.markEnded()
             }
         }
         onNext(state)
         return disposable
     }
 
-    /// How many observers are registered (disposed ones leave at the loop's next turn).
-    @usableFromInline var observerCount: Int { subscriptions.count { !$0.isDisposed.load(ordering: .relaxed) } }
+    /// How many observers are registered and not disposed.
+    @usableFromInline var observerCount: Int { observers.count }
 
+    /// Tells every observer the current state; from inside a round, asks for one more round after it instead.
     @inlinable
     func notify() {
-        depth += 1
-        let end = subscriptions.count
-        var index = 0
-        while index < end {
-            let subscription = subscriptions[index]
-            index += 1
-            if subscription.isDisposed.load(ordering: .acquiring) { continue }
-            subscription.onNext(state)
-        }
-        depth -= 1
-        if depth == 0 && needsCompaction {
-            needsCompaction = false
-            subscriptions.removeAll { $0.isDisposed.load(ordering: .relaxed) }
-        }
-    }
-
-    private func remove(_ subscription: _Subscription<ObservableOptional<T>>) {
-        if depth > 0 {
-            needsCompaction = true
-        } else if let index = subscriptions.firstIndex(where: { $0 === subscription }) {
-            subscriptions.remove(at: index)
-        }
+        // One more round (asked for by a value set during a round) runs only if the state changed since the round
+        // that just ended, so observers see distinct values, one at a time.
+        observers.notify(
+            state,
+            next: { delivered in isSame(delivered, state) ? nil : state },
+            { entry, value in entry.observer.body(value) }
+        )
     }
 
     @inlinable

@@ -13,7 +13,13 @@ import MainlineLoop
 /// ```
 ///
 /// A `Disposable` does **not** dispose itself when it is released (as in Kaluga): keep it, or add it to a
-/// ``DisposeBag``, which disposes what it holds when it is released.
+/// ``DisposeBag``, which disposes what it holds when it is released. A `SimpleEventToken` can be owned by one
+/// (``init(_:)-(SimpleEventToken)``, `token.addTo(bag)`).
+///
+/// Ending an observation follows one rule for disposables and tokens alike (MainlineEvents' "Observers: rounds,
+/// endings and nesting"): from the moment ``dispose()`` returns, no notification round calls the observer — even one
+/// running now, and whatever the thread; the observer leaves its list, and is released, on the loop: at once when
+/// disposed inside the loop's phases, in a job posted to the loop otherwise.
 public final class Disposable: Sendable {
     private let handler: _Locked<(@Sendable () -> Void)?>
 

@@ -1,4 +1,5 @@
 import MainlineBindings
+import MainlineObservables
 import MainlineTesting
 import Testing
 
@@ -59,19 +60,41 @@ struct MutableArrayDataSourceTests {
         #expect(calls == 0)
     }
 
-    @Test func aDisposedObservationLetsGoOfItsObserverWithoutWaitingForAChange() {
-        final class Host {}
-        let loop = TestLoop()
+    /// A source observed by a block that captures a host object nothing else holds, and whether the host lives.
+    private func observationHoldingAHost(
+        _ loop: TestLoop
+    ) -> (MutableArrayDataSource<String, String>, Disposable, @MainActor @Sendable () -> Bool) {
+        @MainActor final class Host {}
         let source = MutableArrayDataSource(model: ArrayModel(["a"]), loop: loop) { element, _ in element }
         var host: Host? = Host()
         weak let weakHost = host
         let observation = source.observeChanges { [host] _ in _ = host }
         host = nil
-        #expect(weakHost != nil, "the observation holds what its block captured")
+        return (source, observation, { weakHost != nil })
+    }
+
+    @Test func aDisposedObservationLetsGoOfItsObserverWithoutWaitingForAChange() {
+        let loop = TestLoop()
+        let (source, observation, hostLives) = observationHoldingAHost(loop)
+        #expect(hostLives(), "the observation holds what its block captured")
         observation.dispose()
         loop.runUntilIdle()
-        #expect(weakHost == nil, "disposed: released on the loop, though nothing changed")
+        #expect(!hostLives(), "disposed: released on the loop, though nothing changed")
         #expect(!source.hasPendingChanges)
+    }
+
+    @Test func anObservationDisposedInsideTheLoopLetsGoOfItsObserverAtOnce() {
+        @MainActor final class Flag { var value = false }
+        let loop = TestLoop()
+        let (source, observation, hostLives) = observationHoldingAHost(loop)
+        let releasedInTheSameJob = Flag()
+        _ = loop.post {
+            observation.dispose()
+            releasedInTheSameJob.value = !hostLives()
+        }
+        loop.runIteration()
+        #expect(releasedInTheSameJob.value, "no job posted for later: the list lets go of it inside the disposing job")
+        withExtendedLifetime(source) {}  // the source, and so its observer list, outlives the check
     }
 
     @Test func anIndexOutsideTheModelIsReportedAndChangesNothing() {
