@@ -62,7 +62,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     public static let main = MainLoop()
 
     package let core: _LoopCore
-    private let lifecycle = _Locked(_Lifecycle())
+    let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
     @MainActor private var hasLeftIdle = false
 
