@@ -166,10 +166,11 @@ extension EventLoop {
                 if let deadline = inbox.takeAll(into: &batch) { drainDeadline = deadline }
                 progress.didTakeBatch(held: batch.count)
             }
-            if let deadline = drainDeadline, Self.clockNow() >= deadline { releasePostsAtDeadline() }
             var ran = 0
             let budget = budgets.postsPerIteration
             while ran < budget && batchIndex < batch.count {
+                // Draining with a deadline: a job starts only before it, as on the main loop (SerialLoop contract).
+                if let deadline = drainDeadline, Self.clockNow() >= deadline { releasePostsAtDeadline() }
                 // Not `Optional.take()`: it brings back the per-job allocation `Slot` avoids.
                 let job = batch[batchIndex].job
                 batch[batchIndex].job = nil

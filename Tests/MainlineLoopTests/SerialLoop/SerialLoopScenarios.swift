@@ -1,0 +1,264 @@
+import Dispatch
+import Testing
+
+@testable import MainlineLoop
+
+// The behaviours every `SerialLoop` promises (see its DocC), each written once and run by `SerialLoopContractTests`
+// against `MainLoop` in guest mode, an `EventLoop` and `TestLoop`. Real loops assert what happened and in which order;
+// `TestLoop` also asserts the exact virtual times.
+
+/// Bodies posted from one thread run in the order they were posted, each exactly once.
+struct PostsFromOneThreadRunInOrderExactlyOnce: LoopScenario {
+    let count = 2_000
+
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let jobs = (0..<count).map { index in under.job { now in log.record("\(index)", at: now) } }
+        let loop = under.loop
+        let sendableJobs = UncheckedBox(jobs)
+        await onAnotherThread {
+            for job in sendableJobs.value { loop.post(job) }
+        }
+        await under.run(until: log, count: count)
+        #expect(log.names == (0..<count).map { "\($0)" })
+    }
+}
+
+/// Timers fire in deadline order; timers with equal deadlines in the order they were scheduled.
+struct TimersFireInDeadlineOrderWithTiesInSchedulingOrder: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let start = under.loop.now
+        // Scheduled out of deadline order; a1 and a2 share a deadline, as do c1 and c2.
+        let plan: [(String, Duration)] = [
+            ("c1", .milliseconds(30)), ("a1", .milliseconds(10)), ("b", .milliseconds(20)),
+            ("a2", .milliseconds(10)), ("c2", .milliseconds(30)),
+        ]
+        for (name, offset) in plan {
+            under.loop.schedule(at: start + offset, under.timerJob { now in log.record(name, at: now) })
+        }
+        await under.run(until: log, count: plan.count)
+        #expect(log.names == ["a1", "a2", "b", "c1", "c2"])
+        if under.isVirtual {
+            #expect(log.times == [10, 10, 20, 30, 30].map { start + .milliseconds($0) })
+        } else {
+            let due: [String: Int64] = ["a1": 10, "a2": 10, "b": 20, "c1": 30, "c2": 30]
+            for entry in log.all {
+                #expect(entry.time >= start + .milliseconds(due[entry.name]!), "\(entry.name) fired early")
+            }
+        }
+    }
+}
+
+/// A deadline in the past fires in the next timer phase: never synchronously, and — scheduled from a timer — after the
+/// timer that scheduled it, in deadline order with the timers still due (here ahead of `second`, whose deadline is
+/// later, although `second` was due when the phase began: the phase ends where the new timer would come first).
+struct APastDeadlineFiresInTheNextTimerPhase: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let start = under.loop.now
+        let due = start + .milliseconds(10)
+        under.loop.schedule(at: due, under.timerJob { now in
+            log.record("first", at: now)
+            under.scheduleFromBody(at: start) { now in log.record("past, from a timer", at: now) }
+            log.record("first returns", at: now)
+        })
+        under.loop.schedule(at: due, under.timerJob { now in log.record("second", at: now) })
+        under.loop.schedule(at: start - .seconds(1), under.timerJob { now in log.record("past", at: now) })
+        #expect(log.count == 0, "a past deadline never fires synchronously")
+        await under.run(until: log, count: 5)
+        #expect(log.names == ["past", "first", "first returns", "past, from a timer", "second"])
+        if under.isVirtual {
+            #expect(log.times == [start, due, due, due, due])
+        }
+    }
+}
+
+/// A repeating timer fires at a fixed rate, `start + k × interval`, until it cancels itself.
+struct RepeatingTimersKeepAFixedRate: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let start = under.loop.now
+        let interval = Duration.milliseconds(5)
+        let firings = Counter()
+        let task = under.loop.scheduleRepeating(
+            every: interval,
+            under.repeatingJob { task, now in
+                log.record("tick", at: now)
+                if firings.increment() == 5 { task.cancel() }
+            }
+        )
+        // One more timer after the fifth firing's deadline proves no sixth firing came before it.
+        under.loop.schedule(at: start + interval * 6 + .milliseconds(1), under.timerJob { now in log.record("after", at: now) })
+        await under.run(until: log, count: 6)
+        #expect(log.names == ["tick", "tick", "tick", "tick", "tick", "after"])
+        #expect(task.isCancelled)
+        #expect(task.interval == interval)
+        let ticks = log.times.prefix(5)
+        if under.isVirtual {
+            #expect(Array(ticks) == (1...5).map { start + interval * $0 })
+        } else {
+            for (k, time) in ticks.enumerated() {
+                #expect(time >= start + interval * (k + 1), "firing \(k + 1) came before its deadline")
+            }
+        }
+    }
+}
+
+/// After `stop()` posts are refused; what was posted before still runs, in order, each exactly once.
+struct StopRefusesPostsThenDrains: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let count = 100
+        for index in 0..<count { under.loop.post(under.job { now in log.record("\(index)", at: now) }) }
+        under.loop.stop()
+        #expect(!under.loop.post(under.job { now in log.record("late", at: now) }))
+        #expect(under.loop.tryPost(under.job { now in log.record("late", at: now) }) == .stopped)
+        // Scheduled while the loop drains: it never fires (an EventLoop refuses it at once, a main-actor loop cancels it
+        // when it shuts down).
+        let timer = under.loop.schedule(after: .zero, under.timerJob { now in log.record("timer", at: now) })
+        await under.runUntilStopped()
+        #expect(log.names == (0..<count).map { "\($0)" })
+        #expect(timer.isCancelled)
+    }
+}
+
+/// `stop(drainDeadline:)`: posted work starts only until the deadline; the rest is released unrun.
+struct TheDrainDeadlineReleasesTheRest: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        let released = Counter()
+        // One job, on the loop, queues a long job and 20 more behind it and stops the loop with a deadline shorter
+        // than the long job: the drain starts the long job, and none after it.
+        let loop = under.loop
+        under.loop.post(under.job { _ in
+            loop.post(under.job { now in
+                log.record("long", at: now)
+                under.busy(for: .milliseconds(50))
+            })
+            for index in 0..<20 {
+                let token = ReleaseToken(released)
+                loop.post(under.job { now in
+                    _ = token
+                    log.record("\(index)", at: now)
+                })
+            }
+            loop.stop(drainDeadline: .milliseconds(10))
+        })
+        await under.runUntilStopped()
+        #expect(log.names == ["long"])
+        #expect(released.value == 20, "every job left at the deadline is released")
+    }
+}
+
+/// An idle body runs once, after the work pending when it was registered, and never again.
+struct AnIdleBodyRunsOnce: LoopScenario {
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        let log = EventLog()
+        for index in 0..<3 { under.loop.post(under.job { now in log.record("post \(index)", at: now) }) }
+        let registration = under.loop.whenIdle(under.job { now in log.record("idle", at: now) })
+        await under.run(until: log, count: 4)
+        // More iterations: the body must not run again.
+        for index in 0..<3 { under.loop.post(under.job { now in log.record("later \(index)", at: now) }) }
+        under.loop.schedule(after: .milliseconds(2), under.timerJob { now in log.record("timer", at: now) })
+        await under.run(until: log, count: 8)
+        #expect(log.names == ["post 0", "post 1", "post 2", "idle", "later 0", "later 1", "later 2", "timer"])
+        #expect(!registration.isActive, "a registration is spent once its body ran")
+    }
+}
+
+/// `cancel()` from another thread, racing the loop's firing: exactly one wins. A task whose `cancel()` returned with
+/// `isCancelled` never starts; any other has started or starts, exactly once; a body never sees its task cancelled.
+struct CancelFromAnotherThreadEitherWinsOrTheBodyRuns: LoopScenario {
+    let rounds: Int
+    let timersPerRound: Int
+
+    func run<Under: LoopUnderTest>(_ under: Under) async {
+        var won = 0
+        var lost = 0
+        for _ in 0..<rounds {
+            let log = EventLog()
+            let start = under.loop.now
+            let slots = (0..<timersPerRound).map { _ in RaceSlot<Under.Loop.Scheduled>() }
+            for slot in slots {
+                let handle = under.loop.schedule(at: start, under.timerJob { _ in slot.bodyStarted() })
+                slot.set(handle)
+            }
+            let sendableSlots = slots
+            // The canceller and the loop race: the loop runs on its own (real loops) or is stepped here (TestLoop).
+            async let cancelled: Void = onAnotherThread {
+                for slot in sendableSlots { slot.cancel() }
+            }
+            under.runDueWork()
+            await cancelled
+            // Every timer due at `start` has fired or been dropped before one due later fires.
+            under.loop.schedule(at: start + .milliseconds(1), under.timerJob { now in log.record("sentinel", at: now) })
+            await under.run(until: log, count: 1)
+            for slot in slots {
+                let (runs, cancelWon, sawCancelled) = slot.outcome
+                #expect(runs == (cancelWon ? 0 : 1), "cancel won: \(cancelWon), body runs: \(runs)")
+                #expect(!sawCancelled, "a body started although cancel() had already won")
+                if cancelWon { won += 1 } else { lost += 1 }
+            }
+        }
+        #expect(won + lost == rounds * timersPerRound)
+    }
+}
+
+// MARK: - Helpers
+
+/// One raced timer: its handle, what `cancel()` returned into, and what its body saw.
+final class RaceSlot<Handle: ScheduledWork>: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is protected by `lock`.
+    private let lock = _Lock()
+    private var handle: Handle?
+    private var runs = 0
+    private var cancelWon = false
+    private var sawCancelled = false
+
+    func set(_ handle: Handle) { lock.withLock { self.handle = handle } }
+
+    func cancel() {
+        guard let handle = lock.withLock({ self.handle }) else { return }
+        handle.cancel()
+        let won = handle.isCancelled  // after cancel() returned: true exactly when it won
+        lock.withLock { cancelWon = won }
+    }
+
+    func bodyStarted() {
+        let handle = lock.withLock { self.handle }
+        let cancelled = handle?.isCancelled ?? false
+        lock.withLock {
+            runs += 1
+            if cancelled { sawCancelled = true }
+        }
+    }
+
+    var outcome: (runs: Int, cancelWon: Bool, sawCancelled: Bool) { lock.withLock { (runs, cancelWon, sawCancelled) } }
+}
+
+/// A thread-safe counter.
+final class Counter: @unchecked Sendable {
+    // @unchecked Sendable: `count` is protected by `lock`.
+    private let lock = _Lock()
+    private var count = 0
+
+    /// Adds one; returns the new value.
+    @discardableResult
+    func increment() -> Int { lock.withLock { count += 1; return count } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Counts its own release in `counter`: captured by a body, it tells when the body was released.
+final class ReleaseToken: Sendable {
+    let counter: Counter
+    init(_ counter: Counter) { self.counter = counter }
+    deinit { counter.increment() }
+}
+
+/// Carries a value the test knows is used by one thread at a time.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: handed from the test to one other thread, which alone uses it from then on.
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
