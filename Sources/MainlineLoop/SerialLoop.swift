@@ -45,8 +45,9 @@
 /// - An idle body runs once, when an iteration has nothing else pending.
 public protocol SerialLoop: AnyObject, Sendable {
     /// What ``post(_:)``, ``tryPost(_:)`` and ``whenIdle(_:)`` run: `@MainActor @Sendable () -> Void` on a main-actor
-    /// loop, `@Sendable () -> Void` (on the loop's thread) on an ``EventLoop``.
-    associatedtype Job
+    /// loop, `@Sendable () -> Void` (on the loop's thread) on an ``EventLoop``. `Sendable`, because it is handed over
+    /// from any thread.
+    associatedtype Job: Sendable
 
     /// What ``schedule(after:_:)`` and ``schedule(at:_:)`` run: `@MainActor () -> Void` on a main-actor loop,
     /// `@Sendable () -> Void` on an ``EventLoop``.

@@ -50,26 +50,30 @@ struct TimersFireInDeadlineOrderWithTiesInSchedulingOrder: LoopScenario {
     }
 }
 
-/// A deadline in the past fires in the next timer phase: never synchronously, and — scheduled from a timer — after the
-/// timer that scheduled it, in deadline order with the timers still due (here ahead of `second`, whose deadline is
-/// later, although `second` was due when the phase began: the phase ends where the new timer would come first).
+/// A deadline in the past fires in the next timer phase: never synchronously, and — scheduled from a timer — not in
+/// the phase that is running: work posted from the same timer runs first, in that iteration's post phase. In the next
+/// phase it fires in deadline order with the timers still due (here ahead of `second`, whose deadline is later,
+/// although `second` was due when the first phase began: that phase ends where the new timer would come first).
 struct APastDeadlineFiresInTheNextTimerPhase: LoopScenario {
     func run<Under: LoopUnderTest>(_ under: Under) async {
         let log = EventLog()
         let start = under.loop.now
         let due = start + .milliseconds(10)
+        let loop = under.loop
+        let posted = under.job { now in log.record("posted", at: now) }
         under.loop.schedule(at: due, under.timerJob { now in
             log.record("first", at: now)
             under.scheduleFromBody(at: start) { now in log.record("past, from a timer", at: now) }
+            loop.post(posted)
             log.record("first returns", at: now)
         })
         under.loop.schedule(at: due, under.timerJob { now in log.record("second", at: now) })
         under.loop.schedule(at: start - .seconds(1), under.timerJob { now in log.record("past", at: now) })
         #expect(log.count == 0, "a past deadline never fires synchronously")
-        await under.run(until: log, count: 5)
-        #expect(log.names == ["past", "first", "first returns", "past, from a timer", "second"])
+        await under.run(until: log, count: 6)
+        #expect(log.names == ["past", "first", "first returns", "posted", "past, from a timer", "second"])
         if under.isVirtual {
-            #expect(log.times == [start, due, due, due, due])
+            #expect(log.times == [start, due, due, due, due, due])
         }
     }
 }
