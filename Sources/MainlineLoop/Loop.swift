@@ -115,7 +115,7 @@ extension Loop {
     }
 
     /// Posts `body`, cancellably: the default for loops that have no idle phase, where "idle" can only mean "after
-    /// what was posted before". See ``Loop/whenIdle(_:)``.
+    /// what was posted before". See ``SerialLoop/whenIdle(_:)``.
     ///
     /// - Parameter body: The work to run.
     /// - Returns: The registration, for cancelling; spent at once when the post is refused.
@@ -133,7 +133,7 @@ extension Loop {
     }
 
     /// Posts `body` and answers ``PostResult/accepted`` or ``PostResult/stopped``: the default for loops that have
-    /// no limit on pending posts. See ``Loop/tryPost(_:)``.
+    /// no limit on pending posts. See ``SerialLoop/tryPost(_:)``.
     ///
     /// - Parameter body: The work to run.
     /// - Returns: What became of `body`.
@@ -142,7 +142,7 @@ extension Loop {
     }
 
     /// Stops the loop, ignoring the deadline: the default for loops that always drain completely.
-    /// See ``Loop/stop(drainDeadline:)``.
+    /// See ``SerialLoop/stop(drainDeadline:)``.
     ///
     /// - Parameter drainDeadline: Ignored.
     public func stop(drainDeadline: Duration) {
@@ -154,7 +154,7 @@ extension Loop {
     /// - Parameters:
     ///   - label: Ignored.
     ///   - body: The work to run.
-    /// - Returns: What ``Loop/post(_:)`` returns.
+    /// - Returns: What ``SerialLoop/post(_:)`` returns.
     @discardableResult
     public func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
         post(body)
@@ -166,7 +166,7 @@ extension Loop {
     ///   - delay: How long from now.
     ///   - label: Ignored.
     ///   - body: The work to run.
-    /// - Returns: What ``Loop/schedule(after:_:)`` returns.
+    /// - Returns: What ``SerialLoop/schedule(after:_:)`` returns.
     @MainActor @discardableResult
     public func schedule(
         after delay: Duration,
@@ -192,7 +192,7 @@ extension Loop {
     ///   - interval: The period.
     ///   - label: Ignored.
     ///   - body: The work to run.
-    /// - Returns: What ``Loop/scheduleRepeating(every:_:)`` returns.
+    /// - Returns: What ``SerialLoop/scheduleRepeating(every:_:)`` returns.
     @MainActor @discardableResult
     public func scheduleRepeating(
         every interval: Duration,

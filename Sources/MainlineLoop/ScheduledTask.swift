@@ -5,7 +5,7 @@
 /// ``isScheduled`` and ``interval`` may be used from any thread. ``deadline``, ``firings`` and ``skippedFirings``
 /// must be read on the main actor.
 ///
-/// Create one with ``Loop/schedule(after:_:)``, ``SerialLoop/schedule(at:_:)`` or ``Loop/scheduleRepeating(every:_:)``.
+/// Create one with ``SerialLoop/schedule(after:_:)``, ``SerialLoop/schedule(at:_:)`` or ``SerialLoop/scheduleRepeating(every:_:)``.
 /// Dropping the task does not cancel it: the loop keeps it until it fires or is cancelled.
 ///
 /// ```swift
