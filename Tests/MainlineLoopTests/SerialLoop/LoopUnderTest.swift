@@ -31,6 +31,14 @@ protocol LoopUnderTest: Sendable {
     func runUntilStopped() async
     /// Lets the loop run what is due now (a real loop runs by itself: nothing to do).
     func runDueWork()
+    /// Keeps the loop from running anything until the returned function is called, so that what the scenario sets up
+    /// next is all queued first, however slowly it is set up (ThreadSanitizer). Only an `EventLoop` needs holding: the
+    /// main-actor loops cannot run while the scenario runs on the main actor without suspending.
+    func holdLoop() async -> @Sendable () -> Void
+}
+
+extension LoopUnderTest {
+    func holdLoop() async -> @Sendable () -> Void { {} }
 }
 
 /// `MainLoop` in guest mode (Swift Testing owns the main thread; the loop is pumped from the main queue).
@@ -95,6 +103,16 @@ struct EventLoopUnderTest: LoopUnderTest {
     func run(until log: EventLog, count: Int) async { await log.wait(forCount: count) }
     func runUntilStopped() async { await loop.waitUntilStopped() }
     func runDueWork() {}
+    func holdLoop() async -> @Sendable () -> Void {
+        let gate = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+            loop.post {
+                held.resume()
+                gate.wait()
+            }
+        }
+        return { gate.signal() }
+    }
 }
 
 /// `TestLoop`: virtual time, stepped by the scenario.

@@ -24,27 +24,29 @@ struct PostsFromOneThreadRunInOrderExactlyOnce: LoopScenario {
     }
 }
 
-/// Timers fire in deadline order; timers with equal deadlines in the order they were scheduled.
+/// Timers fire in deadline order; timers with equal deadlines in the order they were scheduled (300 timers on five
+/// deadlines, scheduled in shuffled deadline order; moved here from the EventLoop timer tests).
 struct TimersFireInDeadlineOrderWithTiesInSchedulingOrder: LoopScenario {
+    let count = 300
+
     func run<Under: LoopUnderTest>(_ under: Under) async {
         let log = EventLog()
-        let start = under.loop.now
-        // Scheduled out of deadline order; a1 and a2 share a deadline, as do c1 and c2.
-        let plan: [(String, Duration)] = [
-            ("c1", .milliseconds(30)), ("a1", .milliseconds(10)), ("b", .milliseconds(20)),
-            ("a2", .milliseconds(10)), ("c2", .milliseconds(30)),
-        ]
-        for (name, offset) in plan {
-            under.loop.schedule(at: start + offset, under.timerJob { now in log.record(name, at: now) })
+        let slots = (0..<count).map { _ in Int64.random(in: 0..<5) }
+        let release = await under.holdLoop()
+        let base = under.loop.now + .milliseconds(5)
+        for (index, slot) in slots.enumerated() {
+            under.loop.schedule(at: base + .milliseconds(slot), under.timerJob { now in log.record("\(index)", at: now) })
         }
-        await under.run(until: log, count: plan.count)
-        #expect(log.names == ["a1", "a2", "b", "c1", "c2"])
-        if under.isVirtual {
-            #expect(log.times == [10, 10, 20, 30, 30].map { start + .milliseconds($0) })
-        } else {
-            let due: [String: Int64] = ["a1": 10, "a2": 10, "b": 20, "c1": 30, "c2": 30]
-            for entry in log.all {
-                #expect(entry.time >= start + .milliseconds(due[entry.name]!), "\(entry.name) fired early")
+        release()
+        await under.run(until: log, count: count)
+        let expected = slots.indices.sorted { (slots[$0], $0) < (slots[$1], $1) }
+        #expect(log.names == expected.map { "\($0)" })
+        for entry in log.all {
+            let deadline = base + .milliseconds(slots[Int(entry.name)!])
+            if under.isVirtual {
+                #expect(entry.time == deadline, "timer \(entry.name) fired at its deadline exactly")
+            } else {
+                #expect(entry.time >= deadline, "timer \(entry.name) fired early")
             }
         }
     }
@@ -89,11 +91,13 @@ struct RepeatingTimersKeepAFixedRate: LoopScenario {
             every: interval,
             under.repeatingJob { task, now in
                 log.record("tick", at: now)
-                if firings.increment() == 5 { task.cancel() }
+                guard firings.increment() == 5 else { return }
+                task.cancel()
+                // A sixth firing would be due within one interval (fixed rate, late ones skipped): a timer two
+                // intervals on proves none came.
+                under.scheduleFromBody(at: now + interval * 2) { now in log.record("after", at: now) }
             }
         )
-        // One more timer after the fifth firing's deadline proves no sixth firing came before it.
-        under.loop.schedule(at: start + interval * 6 + .milliseconds(1), under.timerJob { now in log.record("after", at: now) })
         await under.run(until: log, count: 6)
         #expect(log.names == ["tick", "tick", "tick", "tick", "tick", "after"])
         #expect(task.isCancelled)
@@ -101,6 +105,7 @@ struct RepeatingTimersKeepAFixedRate: LoopScenario {
         let ticks = log.times.prefix(5)
         if under.isVirtual {
             #expect(Array(ticks) == (1...5).map { start + interval * $0 })
+            #expect(log.times.last == start + interval * 7)
         } else {
             for (k, time) in ticks.enumerated() {
                 #expect(time >= start + interval * (k + 1), "firing \(k + 1) came before its deadline")
@@ -109,20 +114,34 @@ struct RepeatingTimersKeepAFixedRate: LoopScenario {
     }
 }
 
-/// After `stop()` posts are refused; what was posted before still runs, in order, each exactly once.
+/// After `stop()` posts are refused — also from the loop while it drains; what was posted before still runs, in order,
+/// each exactly once (moved here from the EventLoop lifecycle tests).
 struct StopRefusesPostsThenDrains: LoopScenario {
+    let count = 1_000
+
     func run<Under: LoopUnderTest>(_ under: Under) async {
         let log = EventLog()
-        let count = 100
-        for index in 0..<count { under.loop.post(under.job { now in log.record("\(index)", at: now) }) }
+        let refusedWhileDraining = Counter()
+        let loop = under.loop
+        let refusedProbe = under.job { _ in }
+        // Held, so that everything below is still queued at stop().
+        let release = await under.holdLoop()
+        for index in 0..<count {
+            under.loop.post(under.job { now in
+                log.record("\(index)", at: now)
+                if index == 0, !loop.post(refusedProbe) { refusedWhileDraining.increment() }
+            })
+        }
         under.loop.stop()
         #expect(!under.loop.post(under.job { now in log.record("late", at: now) }))
         #expect(under.loop.tryPost(under.job { now in log.record("late", at: now) }) == .stopped)
         // Scheduled while the loop drains: it never fires (an EventLoop refuses it at once, a main-actor loop cancels it
         // when it shuts down).
         let timer = under.loop.schedule(after: .zero, under.timerJob { now in log.record("timer", at: now) })
+        release()
         await under.runUntilStopped()
         #expect(log.names == (0..<count).map { "\($0)" })
+        #expect(refusedWhileDraining.value == 1)
         #expect(timer.isCancelled)
     }
 }
