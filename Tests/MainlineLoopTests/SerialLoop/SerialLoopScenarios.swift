@@ -203,14 +203,22 @@ struct CancelFromAnotherThreadEitherWinsOrTheBodyRuns: LoopScenario {
             let log = EventLog()
             let start = under.loop.now
             let slots = (0..<timersPerRound).map { _ in RaceSlot<Under.Loop.Scheduled>() }
+            // The canceller starts once the loop has begun firing, and cancels from the last timer backwards, so that
+            // it meets the loop in the middle of the phase: some cancellations win, some lose.
+            let firing = DispatchSemaphore(value: 0)
             for slot in slots {
-                let handle = under.loop.schedule(at: start, under.timerJob { _ in slot.bodyStarted() })
+                let handle = under.loop.schedule(at: start, under.timerJob { _ in
+                    slot.bodyStarted()
+                    firing.signal()
+                    under.busy(for: .microseconds(5))
+                })
                 slot.set(handle)
             }
             let sendableSlots = slots
             // The canceller and the loop race: the loop runs on its own (real loops) or is stepped here (TestLoop).
             async let cancelled: Void = onAnotherThread {
-                for slot in sendableSlots { slot.cancel() }
+                firing.wait()
+                for slot in sendableSlots.reversed() { slot.cancel() }
             }
             under.runDueWork()
             await cancelled
@@ -225,6 +233,7 @@ struct CancelFromAnotherThreadEitherWinsOrTheBodyRuns: LoopScenario {
             }
         }
         #expect(won + lost == rounds * timersPerRound)
+        #expect(lost >= rounds, "the loop fired at least the timer that started each round's canceller")
     }
 }
 
