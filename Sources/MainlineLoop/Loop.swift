@@ -64,7 +64,7 @@ where
 
     /// Runs `body` on the loop, on the main actor, soon; a stall watchdog reports it as `label`.
     ///
-    /// Thread-safe; otherwise exactly ``post(_:)``. A labelled post costs one allocation more than an unlabelled
+    /// Thread-safe; otherwise exactly ``SerialLoop/post(_:)``. A labelled post costs one allocation more than an unlabelled
     /// one. Loops without labels (the default implementation) ignore `label`.
     ///
     /// - Parameters:
@@ -75,17 +75,17 @@ where
     @discardableResult
     func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool
 
-    /// Runs `body` once when `delay` has passed, as ``schedule(after:_:)``; a stall watchdog reports it as `label`.
+    /// Runs `body` once when `delay` has passed, as ``SerialLoop/schedule(after:_:)``; a stall watchdog reports it as `label`.
     ///
     /// - Parameters:
-    ///   - delay: How long from ``now``.
+    ///   - delay: How long from ``SerialLoop/now``.
     ///   - label: What the timer is called in stall reports.
     ///   - body: The work to run.
     /// - Returns: The task, for cancelling.
     @MainActor @discardableResult
     func schedule(after delay: Duration, label: StaticString, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
 
-    /// Runs `body` every `interval`, as ``scheduleRepeating(every:_:)``; a stall watchdog reports it as `label`.
+    /// Runs `body` every `interval`, as ``SerialLoop/scheduleRepeating(every:_:)``; a stall watchdog reports it as `label`.
     ///
     /// - Parameters:
     ///   - interval: The period; must be positive.
@@ -179,7 +179,7 @@ extension Loop {
     /// A snapshot with ``SerialLoop/now`` only: the default for loops that keep no books. See
     /// ``SerialLoop/snapshot()``.
     ///
-    /// - Returns: A `running` snapshot of ``now``, named after the loop's type, with no pending work, no timers and
+    /// - Returns: A `running` snapshot of ``SerialLoop/now``, named after the loop's type, with no pending work, no timers and
     ///   zero counters.
     @MainActor
     public func snapshot() -> LoopSnapshot {
