@@ -64,8 +64,8 @@ where
 
     /// Runs `body` on the loop, on the main actor, soon; a stall watchdog reports it as `label`.
     ///
-    /// Thread-safe; otherwise exactly ``SerialLoop/post(_:)``. A labelled post costs one allocation more than an unlabelled
-    /// one. Loops without labels (the default implementation) ignore `label`.
+    /// Thread-safe; otherwise exactly ``SerialLoop/post(_:)``. A labelled post costs one allocation more than an
+    /// unlabelled one. Loops without labels (the default implementation) ignore `label`.
     ///
     /// - Parameters:
     ///   - label: What the work is called in stall reports (`LoopWatchdog`); a static string, so that labels cost
@@ -75,7 +75,8 @@ where
     @discardableResult
     func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool
 
-    /// Runs `body` once when `delay` has passed, as ``SerialLoop/schedule(after:_:)``; a stall watchdog reports it as `label`.
+    /// Runs `body` once when `delay` has passed, as ``SerialLoop/schedule(after:_:)``; a stall watchdog reports it as
+    /// `label`.
     ///
     /// - Parameters:
     ///   - delay: How long from ``SerialLoop/now``.
@@ -85,7 +86,8 @@ where
     @MainActor @discardableResult
     func schedule(after delay: Duration, label: StaticString, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
 
-    /// Runs `body` every `interval`, as ``SerialLoop/scheduleRepeating(every:_:)``; a stall watchdog reports it as `label`.
+    /// Runs `body` every `interval`, as ``SerialLoop/scheduleRepeating(every:_:)``; a stall watchdog reports it as
+    /// `label`.
     ///
     /// - Parameters:
     ///   - interval: The period; must be positive.
@@ -179,7 +181,8 @@ extension Loop {
     /// A snapshot with ``SerialLoop/now`` only: the default for loops that keep no books. See
     /// ``SerialLoop/snapshot()``.
     ///
-    /// - Returns: A `running` snapshot of ``SerialLoop/now``, named after the loop's type, with no pending work, no timers and
+    /// - Returns: A `running` snapshot of ``SerialLoop/now``, named after the loop's type, with no pending work, no
+    /// timers and
     ///   zero counters.
     @MainActor
     public func snapshot() -> LoopSnapshot {

@@ -3,8 +3,8 @@
 ///
 /// `LoopSnapshot` is a value type; all operations on it are thread-safe.
 ///
-/// Take one with ``SerialLoop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async code
-/// with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
+/// Take one with ``SerialLoop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async
+/// code with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
 /// ``description`` is meant for an operator: one line per timer, soonest first, deadlines relative to ``now``.
 ///
 /// ```swift
@@ -193,8 +193,8 @@ public struct LoopSnapshot: Hashable, Sendable {
 
     /// Creates a snapshot.
     ///
-    /// Loops create their own (``SerialLoop/snapshot()``); this initializer is for loops outside the package and for tests
-    /// of code that formats snapshots.
+    /// Loops create their own (``SerialLoop/snapshot()``); this initializer is for loops outside the package and for
+    /// tests of code that formats snapshots.
     ///
     /// - Parameters:
     ///   - loop: Which loop this is, for the first line of ``description``.

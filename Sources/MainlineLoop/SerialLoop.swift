@@ -179,8 +179,8 @@ public protocol SerialLoop: AnyObject, Sendable {
     ///
     /// On a main-actor loop, from any other thread in async code, `await loop.snapshot()`: the call hops onto the
     /// main actor — which the main loop serves in every hosting mode, so the snapshot is taken inside the loop — and
-    /// works on a stopped loop too. An ``EventLoop``'s snapshot is thread-safe. Loops that keep no such books (``Loop``'s
-    /// default implementation) report their ``now`` only, as `running`, with everything else empty or zero.
+    /// works on a stopped loop too. An ``EventLoop``'s snapshot is thread-safe. Loops that keep no such books
+    /// (``Loop``'s default implementation) report their ``now`` only, as `running`, with everything else empty or zero.
     ///
     /// ```swift
     /// // On a SwiftNIO event loop, answering a DEBUG command:

@@ -29,7 +29,10 @@ struct ScheduledTaskCancellationTests {
         // Any main-actor loop that looks at its timers finishes the cancellation (tests running alongside may do it
         // first); this one looks now at the latest.
         #expect(loop.scheduledTimerCount == 0, "the loop learns of the cancellation the next time it looks")
-        #expect(released.withLock { $0 } == true, "the body was released on the main actor, never on the canceller's thread")
+        #expect(
+            released.withLock { $0 } == true,
+            "the body was released on the main actor, never on the canceller's thread"
+        )
         loop.advance(by: .seconds(2))
         #expect(task.firings == 0)
     }

@@ -56,8 +56,13 @@ final class _TimerQueue {
     /// - Complexity: O(log n).
     func popDue(now: LoopInstant, scheduledBefore mark: UInt64) -> ScheduledTask? {
         guard
-            let task = heap.popDue(now: now.nanoseconds, insertedBefore: mark, isLive: Self.isLive, discard: Self.discard)?
-                .takeRetainedValue()
+            let task = heap.popDue(
+                now: now.nanoseconds,
+                insertedBefore: mark,
+                isLive: Self.isLive,
+                discard: Self.discard
+            )?
+            .takeRetainedValue()
         else { return nil }
         task.isInHeap = false
         return task

@@ -10,8 +10,8 @@ extension EventLoopTests {
     /// that run in parallel keep their own counts, and `EventLoopTests` runs one test at a time, so the baseline holds.
     @Suite("EventLoop lifecycle")
     struct LifecycleTests {
-        // Stop, then refuse posts (also from the draining loop) and drain in order: `SerialLoopContractTests`, for every
-        // loop. That a stopped EventLoop closes its libuv loop cleanly is checked by the tests below.
+        // Stop, then refuse posts (also from the draining loop) and drain in order: `SerialLoopContractTests`, for
+        // every loop. That a stopped EventLoop closes its libuv loop cleanly is checked by the tests below.
 
         @Test func stopCancelsTimersAndReleasesTheirCallbacks() async {
             let loop = EventLoop()

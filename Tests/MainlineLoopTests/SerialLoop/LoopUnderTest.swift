@@ -18,7 +18,9 @@ protocol LoopUnderTest: Sendable {
 
     nonisolated func job(_ body: @escaping @Sendable (LoopInstant) -> Void) -> Loop.Job
     nonisolated func timerJob(_ body: @escaping @Sendable (LoopInstant) -> Void) -> Loop.TimerJob
-    nonisolated func repeatingJob(_ body: @escaping @Sendable (Loop.Scheduled, LoopInstant) -> Void) -> Loop.RepeatingJob
+    nonisolated func repeatingJob(
+        _ body: @escaping @Sendable (Loop.Scheduled, LoopInstant) -> Void
+    ) -> Loop.RepeatingJob
     /// Schedules another timer; called from inside one of this loop's bodies.
     nonisolated func scheduleFromBody(at deadline: LoopInstant, _ body: @escaping @Sendable (LoopInstant) -> Void)
     /// Inside a body: takes `duration` of the loop's time, as a long callback does (virtual on `TestLoop`, a busy
@@ -203,7 +205,9 @@ final class EventLog: @unchecked Sendable {
     func record(_ name: String, at time: LoopInstant) {
         let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
             entries.append(Entry(name: name, time: time))
-            let (done, waiting) = (waiters.filter { $0.count <= entries.count }, waiters.filter { $0.count > entries.count })
+            let (done, waiting) = (
+                waiters.filter { $0.count <= entries.count }, waiters.filter { $0.count > entries.count }
+            )
             waiters = waiting
             return done.map(\.continuation)
         }

@@ -35,7 +35,10 @@ struct TimersFireInDeadlineOrderWithTiesInSchedulingOrder: LoopScenario {
         let release = await under.holdLoop()
         let base = under.loop.now + .milliseconds(5)
         for (index, slot) in slots.enumerated() {
-            under.loop.schedule(at: base + .milliseconds(slot), under.timerJob { now in log.record("\(index)", at: now) })
+            under.loop.schedule(
+                at: base + .milliseconds(slot),
+                under.timerJob { now in log.record("\(index)", at: now) }
+            )
         }
         release()
         await under.run(until: log, count: count)
@@ -63,12 +66,15 @@ struct APastDeadlineFiresInTheNextTimerPhase: LoopScenario {
         let due = start + .milliseconds(10)
         let loop = under.loop
         let posted = under.job { now in log.record("posted", at: now) }
-        under.loop.schedule(at: due, under.timerJob { now in
-            log.record("first", at: now)
-            under.scheduleFromBody(at: start) { now in log.record("past, from a timer", at: now) }
-            loop.post(posted)
-            log.record("first returns", at: now)
-        })
+        under.loop.schedule(
+            at: due,
+            under.timerJob { now in
+                log.record("first", at: now)
+                under.scheduleFromBody(at: start) { now in log.record("past, from a timer", at: now) }
+                loop.post(posted)
+                log.record("first returns", at: now)
+            }
+        )
         under.loop.schedule(at: due, under.timerJob { now in log.record("second", at: now) })
         under.loop.schedule(at: start - .seconds(1), under.timerJob { now in log.record("past", at: now) })
         #expect(log.count == 0, "a past deadline never fires synchronously")
@@ -127,16 +133,18 @@ struct StopRefusesPostsThenDrains: LoopScenario {
         // Held, so that everything below is still queued at stop().
         let release = await under.holdLoop()
         for index in 0..<count {
-            under.loop.post(under.job { now in
-                log.record("\(index)", at: now)
-                if index == 0, !loop.post(refusedProbe) { refusedWhileDraining.increment() }
-            })
+            under.loop.post(
+                under.job { now in
+                    log.record("\(index)", at: now)
+                    if index == 0, !loop.post(refusedProbe) { refusedWhileDraining.increment() }
+                }
+            )
         }
         under.loop.stop()
         #expect(!under.loop.post(under.job { now in log.record("late", at: now) }))
         #expect(under.loop.tryPost(under.job { now in log.record("late", at: now) }) == .stopped)
-        // Scheduled while the loop drains: it never fires (an EventLoop refuses it at once, a main-actor loop cancels it
-        // when it shuts down).
+        // Scheduled while the loop drains: it never fires (an EventLoop refuses it at once, a main-actor loop cancels
+        // it when it shuts down).
         let timer = under.loop.schedule(after: .zero, under.timerJob { now in log.record("timer", at: now) })
         release()
         await under.runUntilStopped()
@@ -154,20 +162,26 @@ struct TheDrainDeadlineReleasesTheRest: LoopScenario {
         // One job, on the loop, queues a long job and 20 more behind it and stops the loop with a deadline shorter
         // than the long job: the drain starts the long job, and none after it.
         let loop = under.loop
-        under.loop.post(under.job { _ in
-            loop.post(under.job { now in
-                log.record("long", at: now)
-                under.busy(for: .milliseconds(50))
-            })
-            for index in 0..<20 {
-                let token = ReleaseToken(released)
-                loop.post(under.job { now in
-                    _ = token
-                    log.record("\(index)", at: now)
-                })
+        under.loop.post(
+            under.job { _ in
+                loop.post(
+                    under.job { now in
+                        log.record("long", at: now)
+                        under.busy(for: .milliseconds(50))
+                    }
+                )
+                for index in 0..<20 {
+                    let token = ReleaseToken(released)
+                    loop.post(
+                        under.job { now in
+                            _ = token
+                            log.record("\(index)", at: now)
+                        }
+                    )
+                }
+                loop.stop(drainDeadline: .milliseconds(10))
             }
-            loop.stop(drainDeadline: .milliseconds(10))
-        })
+        )
         await under.runUntilStopped()
         #expect(log.names == ["long"])
         #expect(released.value == 20, "every job left at the deadline is released")
@@ -207,11 +221,14 @@ struct CancelFromAnotherThreadEitherWinsOrTheBodyRuns: LoopScenario {
             // it meets the loop in the middle of the phase: some cancellations win, some lose.
             let firing = DispatchSemaphore(value: 0)
             for slot in slots {
-                let handle = under.loop.schedule(at: start, under.timerJob { _ in
-                    slot.bodyStarted()
-                    firing.signal()
-                    under.busy(for: .microseconds(5))
-                })
+                let handle = under.loop.schedule(
+                    at: start,
+                    under.timerJob { _ in
+                        slot.bodyStarted()
+                        firing.signal()
+                        under.busy(for: .microseconds(5))
+                    }
+                )
                 slot.set(handle)
             }
             let sendableSlots = slots
@@ -277,7 +294,11 @@ final class Counter: @unchecked Sendable {
 
     /// Adds one; returns the new value.
     @discardableResult
-    func increment() -> Int { lock.withLock { count += 1; return count } }
+    func increment() -> Int {
+        lock.withLock {
+            count += 1; return count
+        }
+    }
     var value: Int { lock.withLock { count } }
 }
 
