@@ -1,13 +1,13 @@
-/// Work registered with ``Loop/whenIdle(_:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing else
-/// to do; cancel it to withdraw.
+/// Work registered with ``SerialLoop/whenIdle(_:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing
+/// else to do; cancel it to withdraw.
 ///
 /// All operations on `IdleRegistration` are thread-safe.
 ///
 /// The body runs once, on the loop (the main actor; an `EventLoop`'s own thread), in the idle phase of an iteration that left nothing pending:
 /// no posts waiting, nothing pending for settle, no timer due now — right before the loop would block. Then the
 /// registration is spent (``isActive`` turns `false`). For repeating idle work, register again from the body: the
-/// new registration runs in a later iteration's idle phase (see ``Loop/whenIdle(_:)`` for why that never spins the
-/// loop).
+/// new registration runs in a later iteration's idle phase (see ``SerialLoop/whenIdle(_:)`` for why that never spins
+/// the loop).
 ///
 /// ```swift
 /// let registration = loop.whenIdle {

@@ -3,8 +3,8 @@
 ///
 /// `LoopSnapshot` is a value type; all operations on it are thread-safe.
 ///
-/// Take one with ``Loop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async code
-/// with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
+/// Take one with ``SerialLoop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async
+/// code with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
 /// ``description`` is meant for an operator: one line per timer, soonest first, deadlines relative to ``now``.
 ///
 /// ```swift
@@ -184,7 +184,7 @@ public struct LoopSnapshot: Hashable, Sendable {
     public var pendingPosts: Int
     /// Settle notifications waiting for delivery (zero for an `EventLoop`).
     public var pendingSettleNotifications: Int
-    /// Idle bodies registered (``Loop/whenIdle(_:)``) and waiting for an idle phase; cancelled ones do not count.
+    /// Idle bodies registered (``SerialLoop/whenIdle(_:)``) and waiting for an idle phase; cancelled ones do not count.
     public var pendingIdleBodies: Int
     /// The scheduled timers, soonest first (timers due at the same instant in the order they fire).
     public var timers: [Timer]
@@ -193,8 +193,8 @@ public struct LoopSnapshot: Hashable, Sendable {
 
     /// Creates a snapshot.
     ///
-    /// Loops create their own (``Loop/snapshot()``); this initializer is for loops outside the package and for tests
-    /// of code that formats snapshots.
+    /// Loops create their own (``SerialLoop/snapshot()``); this initializer is for loops outside the package and for
+    /// tests of code that formats snapshots.
     ///
     /// - Parameters:
     ///   - loop: Which loop this is, for the first line of ``description``.

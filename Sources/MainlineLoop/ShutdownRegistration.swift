@@ -2,8 +2,8 @@
 ///
 /// Must be used on the main actor.
 ///
-/// When a loop stops — ``Loop/stop()`` from anywhere, `MainLoopService` at graceful shutdown, a signal handler in owner
-/// mode — it drains in this order, on the loop: the work already posted runs, pending settle notifications are
+/// When a loop stops — ``SerialLoop/stop()`` from anywhere, `MainLoopService` at graceful shutdown, a signal handler in
+/// owner mode — it drains in this order, on the loop: the work already posted runs, pending settle notifications are
 /// delivered, then **shutdown hooks run in registration order**, then what they triggered settles, and only then are
 /// timers and signal handlers cancelled and handles closed. A hook is the place to flush a buffer, say goodbye to
 /// clients or close sockets the loop watches. Posting from a hook is refused (`post` returns `false`): do the work

@@ -113,6 +113,15 @@ public final class TestLoop: Loop {
         core.schedule(after: delay, now: now, body)
     }
 
+    /// Runs `body` once when virtual time reaches `deadline`. See `SerialLoop.schedule(at:_:)`.
+    ///
+    /// A deadline at or before ``now`` fires in the next timer phase: the next ``runIteration()`` (or `advance`),
+    /// never synchronously.
+    @discardableResult
+    public func schedule(at deadline: LoopInstant, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        core.schedule(at: deadline, body)
+    }
+
     /// Runs `body` every `interval` of virtual time. See `Loop.scheduleRepeating(every:_:)`.
     @discardableResult
     public func scheduleRepeating(

@@ -86,10 +86,20 @@ package final class _LoopCore {
     )
         -> ScheduledTask
     {
+        schedule(at: now + max(delay, .zero), label: label, body)
+    }
+
+    /// Schedules `body` once at `deadline`; a deadline in the past fires in the next timer phase (never in the one
+    /// running: see ``runDueTimers(now:)``).
+    package func schedule(
+        at deadline: LoopInstant,
+        label: StaticString? = nil,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
         let body = serviceContext.carry(timer: body)
         // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
         let labelledBody = ScheduledTask.Body.labelling(.once(body), label)
-        return insert(ScheduledTask(deadline: now + max(delay, .zero), interval: nil, body: labelledBody))
+        return insert(ScheduledTask(deadline: deadline, interval: nil, body: labelledBody))
     }
 
     package func scheduleRepeating(
@@ -154,7 +164,7 @@ package final class _LoopCore {
 
     private func insert(_ task: ScheduledTask) -> ScheduledTask {
         guard !isShutDown else {
-            task.cancel()
+            task.cancel0()
             return task
         }
         if timers.insert(task) { needsAttention?() }
@@ -204,12 +214,17 @@ package final class _LoopCore {
     }
 
     private func fireDueTimers(now: LoopInstant) -> Int {
+        // Cancellations made off the loop since the last look: their bodies are released here, before any fires.
+        _TimerCancellations.absorb()
         let mark = timers.sequenceMark
         // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
         let instruments = self.instruments
         let monitor = self.monitor
         var fired = 0
         while let task = timers.popDue(now: now, scheduledBefore: mark) {
+            // Cancelled on another thread after the absorb above: it lost, its body never starts. The next absorb
+            // releases the body (the task is no longer in the heap, so nothing else changes).
+            guard task.commitFiring() else { continue }
             if let instruments {
                 instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
                 monitor?.begin("timer")
@@ -224,7 +239,7 @@ package final class _LoopCore {
     private func fire(_ task: ScheduledTask, now: LoopInstant) {
         task.firings += 1
         guard let body = task.body else {
-            preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.state))")
+            preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.stateDescription))")
         }
         fire(task, body, now: now)
     }
@@ -235,8 +250,7 @@ package final class _LoopCore {
             monitor?.relabel(label)
             fire(task, body, now: now)
         case .once(let body):
-            task.state = .fired
-            task.body = nil
+            task.body = nil  // `commitFiring()` already made the task `fired`
             body()
         case .repeating(let body):
             // Re-insert before running, so that `cancel()` from inside the body finds the task scheduled.

@@ -19,15 +19,6 @@ extension EventLoop {
     public final class Scheduled: @unchecked Sendable {
         // @unchecked Sendable: every `var` below is protected by `timers`'s lock; the `let`s never change.
 
-        enum State {
-            /// In the loop's timer heap, waiting for its deadline.
-            case scheduled
-            /// A one-shot task that has fired.
-            case fired
-            /// Stopped by `cancel()` or by the loop's shutdown.
-            case cancelled
-        }
-
         enum Body: Sendable {
             case once(@Sendable () -> Void)
             case repeating(@Sendable (Scheduled) -> Void)
@@ -37,7 +28,8 @@ extension EventLoop {
         public let interval: Duration?
         /// The timers that own this task; their lock protects every `var` here.
         let timers: _Timers
-        var state: State = .scheduled
+        /// The shared timer state machine (see `_TimerState`), protected by `timers`'s lock.
+        var state: _TimerState = .scheduled
         var body: Body?
         /// The next deadline on the loop clock, in nanoseconds.
         var nanosecondDeadline: Int64
@@ -53,13 +45,17 @@ extension EventLoop {
         }
 
         /// Whether the task is in the heap (must be read under `timers`'s lock).
-        var isInHeap: Bool { state == .scheduled }
+        var isInHeap: Bool { state.isScheduled }
 
         /// Stops the task: it does not fire again, and its callback (with everything it captured) is released.
         ///
-        /// Thread-safe and idempotent; safe to call from inside the task's own callback. A firing that has already
-        /// begun on the loop thread finishes; none begins after `cancel()` returns. Cancelling a one-shot task that
-        /// has already fired does nothing.
+        /// Thread-safe and idempotent; safe to call from inside the task's own callback. Cancelling a one-shot task
+        /// that has already fired does nothing.
+        ///
+        /// The loop commits each firing under the lock `cancel()` takes, so exactly one of them wins: once `cancel()`
+        /// has returned, either ``isCancelled`` is `true` and the body never starts again, or the loop had already
+        /// committed that firing — it has run, is running, or starts right away. For a repeating task, a firing
+        /// committed before `cancel()` still runs; no later one does. ``ScheduledTask/cancel()`` promises the same.
         ///
         /// - Complexity: Amortized O(1); cancelled tasks are removed lazily and compacted in bulk.
         public func cancel() {
@@ -67,10 +63,10 @@ extension EventLoop {
         }
 
         /// Whether the task will still fire (it has neither fired for the last time nor been cancelled).
-        public var isScheduled: Bool { timers.withLock { state == .scheduled } }
+        public var isScheduled: Bool { timers.withLock { state.isScheduled } }
 
         /// Whether ``cancel()`` (or the loop's ``EventLoop/stop()``) stopped the task.
-        public var isCancelled: Bool { timers.withLock { state == .cancelled } }
+        public var isCancelled: Bool { timers.withLock { state.isCancelled } }
 
         /// When the task fires next (for a task that has fired or was cancelled: when it was last due).
         public var deadline: LoopInstant { timers.withLock { LoopInstant(nanoseconds: nanosecondDeadline) } }

@@ -38,7 +38,8 @@ extension EventLoop {
         // @exclusivity(unchecked): touched only on the loop thread, never from a nested access (see `_LoopCore.batch`).
         @exclusivity(unchecked) private var batch = _JobBatch()
         /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
-        private var drainDeadline: LoopInstant?
+        // @exclusivity(unchecked): read before every job; touched only on the loop thread, never from a nested access.
+        @exclusivity(unchecked) private var drainDeadline: LoopInstant?
         /// Posted closures released unrun at the drain deadline (final once the loop has stopped).
         var releasedAtDeadline: Int { progress.discarded }
 
@@ -59,7 +60,7 @@ extension EventLoop {
             engine.attach(self)
             // Another thread wakes the loop through the async handle; the loop's own posts need no wake-up: the driver
             // looks for waiting jobs before every poll.
-            let mark = UInt(bitPattern: identity)
+            let mark = _RunningLoop.eventLoopMark(identity)
             queue.setWaker {
                 if !_RunningLoop.isRunning(identity: mark) { engine.wake() }
             }
@@ -92,7 +93,7 @@ extension EventLoop {
         // MARK: Loop thread
 
         private func run() {
-            let previous = mainline_exchange_running_loop(identity)
+            let previous = mainline_exchange_running_loop(UnsafeRawPointer(bitPattern: _RunningLoop.eventLoopMark(identity)))
             engine.run(UV_RUN_DEFAULT)
             precondition(engine.isClosing, "BUG DETECTED: EventLoop '\(name)': uv_run returned before shutdown")
             let result = engine.closeLoop()
@@ -129,10 +130,12 @@ extension EventLoop {
                 drainDeadline = deadline
             }
             progress.didTakeBatch(held: batch.remaining)
-            if let deadline = drainDeadline, _UVClock.now() >= deadline { releasePostsAtDeadline() }
             var ran = 0
             let budget = budgets.postsPerIteration
-            while ran < budget, let job = batch.next() {
+            while ran < budget {
+                // Draining with a deadline: a job starts only before it, as on the main loop (SerialLoop contract).
+                if let deadline = drainDeadline, _UVClock.now() >= deadline { releasePostsAtDeadline() }
+                guard let job = batch.next() else { break }
                 job()
                 ran += 1
             }
@@ -166,6 +169,9 @@ extension EventLoop {
                 fired += 1
             }
             progress.didFireTimers(fired)
+            // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next): a post from
+            // the loop's own thread does not wake it.
+            if fired > 0, queue.hasIncoming { engine.requestPostPhase() }
         }
 
         /// Wake-ups from other threads that reached the loop through the async handle. Read it on the loop thread.

@@ -31,7 +31,7 @@ extension EventLoop {
             let task = Scheduled(timers: self, deadline: deadline, interval: interval)
             let becameEarliest: Bool = lock.withLock {
                 guard !isClosed else {
-                    task.state = .cancelled
+                    _ = task.state.cancel()
                     return false
                 }
                 task.body = body
@@ -46,8 +46,7 @@ extension EventLoop {
         /// Cancels `task` if it is still scheduled.
         func cancel(_ task: Scheduled) {
             let released: Scheduled.Body? = lock.withLock {
-                guard task.state == .scheduled else { return nil }
-                task.state = .cancelled
+                guard task.state.cancel() else { return nil }
                 defer { task.body = nil }
                 heap.didCancel(isLive: Self.isLive, discard: Self.discard)
                 return task.body
@@ -71,10 +70,13 @@ extension EventLoop {
                 guard
                     let task = heap.popDue(now: now, insertedBefore: mark, isLive: Self.isLive, discard: Self.discard)
                 else { return nil }
+                // Always wins: the heap hands out live tasks only, and `cancel` takes this same lock.
+                guard task.state.commitFiring(repeating: task.interval != nil) else {
+                    preconditionFailure("BUG DETECTED: a cancelled EventLoop timer was popped as due (\(task.state))")
+                }
                 task.firingCount += 1
                 switch task.body {
                 case .once(let body):
-                    task.state = .fired
                     task.body = nil
                     return .once(body)
                 case .repeating(let body):
@@ -120,7 +122,7 @@ extension EventLoop {
             let released: [Scheduled.Body] = lock.withLock {
                 isClosed = true
                 return heap.removeAll().filter(\.isInHeap).compactMap { task in
-                    task.state = .cancelled
+                    _ = task.state.cancel()
                     defer { task.body = nil }
                     return task.body
                 }

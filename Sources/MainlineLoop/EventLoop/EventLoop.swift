@@ -95,7 +95,7 @@ public final class EventLoop: Sendable {
     /// Whether the caller runs on this loop's thread: inside one of its posts, timers or jobs.
     ///
     /// On the loop's thread the caller is isolated to the loop (and to every actor whose executor it is).
-    public var inEventLoop: Bool { _RunningLoop.isRunning(identity: UInt(bitPattern: driver.identity)) }
+    public var inEventLoop: Bool { _RunningLoop.isRunning(identity: _RunningLoop.eventLoopMark(driver.identity)) }
 
     /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
     public var now: LoopInstant { _UVClock.now() }

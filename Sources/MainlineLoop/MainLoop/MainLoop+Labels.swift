@@ -16,7 +16,7 @@ extension MainLoop {
     }
 
     /// Runs `body` once when `delay` has passed; the stall watchdog reports it as `label`. Must be called on the
-    /// main actor. See ``Loop/schedule(after:_:)``.
+    /// main actor. See ``SerialLoop/schedule(after:_:)``.
     ///
     /// - Parameters:
     ///   - delay: How long from ``now``.
@@ -34,7 +34,7 @@ extension MainLoop {
     }
 
     /// Runs `body` every `interval` at a fixed rate; the stall watchdog reports it as `label`. Must be called on
-    /// the main actor. See ``Loop/scheduleRepeating(every:_:)``.
+    /// the main actor. See ``SerialLoop/scheduleRepeating(every:_:)``.
     ///
     /// - Parameters:
     ///   - interval: The period; must be positive.

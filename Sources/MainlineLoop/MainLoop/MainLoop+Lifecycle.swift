@@ -1,3 +1,5 @@
+import Dispatch
+
 extension MainLoop {
     /// Where a main loop is in its life. Read it with ``MainLoop/state``.
     ///
@@ -42,7 +44,7 @@ extension MainLoop {
         }
 
         private var phase: Phase = .idle
-        private var waiters: [CheckedContinuation<Void, Never>] = []
+        private var waiters: [_StopWaiter] = []
 
         var state: State {
             switch phase {
@@ -101,7 +103,7 @@ extension MainLoop {
             /// The post queue is closed; the running driver will notice and shut down.
             case shuttingDown
             /// Never started and nothing was posted: stopped now. Resume these waiters.
-            case stoppedWhileIdle([CheckedContinuation<Void, Never>])
+            case stoppedWhileIdle([_StopWaiter])
             /// Never started, but posts were accepted: start this driver as a guest so it runs them, then
             /// shuts down (the post queue is already closed).
             case drainWhileIdle(_MainLoopDriver)
@@ -132,7 +134,7 @@ extension MainLoop {
         }
 
         /// The driver closed everything. Returns the waiters to resume.
-        mutating func driverFinished() -> [CheckedContinuation<Void, Never>] {
+        mutating func driverFinished() -> [_StopWaiter] {
             switch phase {
             case .stopping, .running:
                 phase = .stopped
@@ -146,7 +148,15 @@ extension MainLoop {
         /// Registers a waiter; returns `false` (not registered) when already stopped.
         mutating func addWaiter(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
             if case .stopped = phase { return false }
-            waiters.append(continuation)
+            waiters.append(.suspended(continuation))
+            return true
+        }
+
+        /// Registers a blocked thread (`stopAndWait()`); returns `false` (not registered: don't wait) when already
+        /// stopped.
+        mutating func addBlockedWaiter(_ semaphore: DispatchSemaphore) -> Bool {
+            if case .stopped = phase { return false }
+            waiters.append(.blocked(semaphore))
             return true
         }
     }

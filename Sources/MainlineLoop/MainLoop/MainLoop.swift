@@ -62,7 +62,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     public static let main = MainLoop()
 
     package let core: _LoopCore
-    private let lifecycle = _Locked(_Lifecycle())
+    let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
     @MainActor private var hasLeftIdle = false
 
@@ -119,7 +119,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     }
 
     /// Runs `body` once, on the main actor, when an iteration has nothing else pending, right before the loop blocks.
-    /// See ``Loop/whenIdle(_:)``.
+    /// See ``SerialLoop/whenIdle(_:)``.
     ///
     /// Thread-safe. A registration from outside the loop's callbacks wakes the loop (and attaches an idle loop as a
     /// guest, as ``post(_:)`` does). In owner mode the idle phase runs in libuv's prepare phase; in guest mode at the
@@ -211,7 +211,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
     ///
-    /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``Loop/now``, which it satisfies.
+    /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``SerialLoop/now``, which it satisfies.
     public nonisolated var now: LoopInstant { _UVClock.now() }
 
     // MARK: Owner mode
@@ -291,7 +291,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
         set { core.budgets = newValue }
     }
 
-    /// Runs `body` once, on the main actor, when `delay` has passed. See ``Loop/schedule(after:_:)``.
+    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:_:)``.
     ///
     /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
     @MainActor @discardableResult
@@ -300,7 +300,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
         return core.schedule(after: delay, now: now, body)
     }
 
-    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``Loop/scheduleRepeating(every:_:)``.
+    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``SerialLoop/scheduleRepeating(every:_:)``.
     ///
     /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
     @MainActor @discardableResult

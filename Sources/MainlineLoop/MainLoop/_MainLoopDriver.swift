@@ -132,6 +132,9 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     @MainActor
     fileprivate func runTimers() {
         core.runDueTimers(now: _UVClock.now())
+        // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next), as DESIGN §2
+        // orders an iteration: a post from inside the loop does not wake it.
+        if core.hasPostsWaiting { engine.requestPostPhase() }
     }
 
     /// Arms the engine for the core's earliest deadline and keeps it awake while the core has immediate work or posts

@@ -19,39 +19,7 @@ extension EventLoopTests {
             await loop.waitUntilStopped()
         }
 
-        @Test func timersFireInDeadlineOrderWithTiesInSchedulingOrder() async {
-            let loop = EventLoop()
-            let fired = _Locked<[Int]>([])
-            let count = 300
-            // Five distinct deadlines, each shared by about 60 timers, scheduled in shuffled deadline order.
-            let slots = (0..<count).map { _ in Int.random(in: 0..<5) }
-            let base = loop.now + .milliseconds(5)
-            // The loop is held until every timer is scheduled: slow scheduling (ThreadSanitizer) must not let the
-            // first deadlines fire before the later timers exist.
-            let gate = DispatchSemaphore(value: 0)
-            let held = DispatchSemaphore(value: 0)
-            loop.post {
-                held.signal()
-                gate.wait()
-            }
-            held.wait()
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                defer { gate.signal() }
-                for (index, slot) in slots.enumerated() {
-                    loop.schedule(at: base + .milliseconds(slot)) {
-                        let all = fired.withLock {
-                            $0.append(index)
-                            return $0.count == count
-                        }
-                        if all { done.resume() }
-                    }
-                }
-            }
-            let expected = slots.indices.sorted { (slots[$0], $0) < (slots[$1], $1) }
-            #expect(fired.withLock { $0 } == expected)
-            loop.stop()
-            await loop.waitUntilStopped()
-        }
+        // Deadline order with ties in scheduling order: `SerialLoopContractTests`, for every loop.
 
         @Test func aTimerFiresOnTheLoopNoEarlierThanItsDeadline() async {
             let loop = EventLoop()

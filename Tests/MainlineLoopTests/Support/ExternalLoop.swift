@@ -1,14 +1,20 @@
 import MainlineLoop
+import MainlineTesting
 
 /// A `Loop` as a conformer outside the package writes one: only the protocol's requirements without defaults, so the
 /// tests see what the defaults (`snapshot()`, `whenIdle(_:)`, `tryPost(_:)`, …) give such a loop. It queues posts and
-/// runs them when the test says (``runPosts()``); `accepts: false` refuses them, as a stopped loop does. Timers,
-/// settle and signals are never used by these tests.
+/// runs them when the test says (``runPosts()``); `accepts: false` refuses them, as a stopped loop does. Timers only
+/// record the delay they were asked for (``scheduledDelays``) and live on a private `TestLoop` that never runs; settle
+/// and signals are never used by these tests.
 @MainActor final class ExternalLoop: Loop {
     nonisolated let queue = _Locked<[@MainActor @Sendable () -> Void]>([])
     nonisolated let accepts: Bool
     let now: LoopInstant
     var budgets = LoopBudgets.default
+    /// The delays `schedule(after:_:)` was called with, in order.
+    private(set) var scheduledDelays: [Duration] = []
+    /// Holds the tasks `schedule(after:_:)` returns; never stepped.
+    private let timers = TestLoop()
 
     nonisolated init(accepts: Bool = true, now: LoopInstant = .zero) {
         self.accepts = accepts
@@ -24,7 +30,8 @@ import MainlineLoop
     nonisolated func stop() {}
 
     func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        fatalError("ExternalLoop has no timers; these tests never schedule")
+        scheduledDelays.append(delay)
+        return timers.schedule(after: delay, body)
     }
 
     func scheduleRepeating(
