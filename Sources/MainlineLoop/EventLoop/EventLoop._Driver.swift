@@ -93,7 +93,8 @@ extension EventLoop {
         // MARK: Loop thread
 
         private func run() {
-            let previous = mainline_exchange_running_loop(UnsafeRawPointer(bitPattern: _RunningLoop.eventLoopMark(identity)))
+            let mark = UnsafeRawPointer(bitPattern: _RunningLoop.eventLoopMark(identity))
+            let previous = mainline_exchange_running_loop(mark)
             engine.run(UV_RUN_DEFAULT)
             precondition(engine.isClosing, "BUG DETECTED: EventLoop '\(name)': uv_run returned before shutdown")
             let result = engine.closeLoop()
