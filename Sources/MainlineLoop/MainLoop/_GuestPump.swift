@@ -16,6 +16,8 @@ final class _GuestPump: @unchecked Sendable {
     private unowned let driver: _MainLoopDriver
     private let readSource: DispatchSourceRead
     private let timerSource: DispatchSourceTimer
+    /// How other threads wake the loop: a coalescing user-data source on the main queue (see ``pumpSoon()``).
+    private let wakeSource: DispatchSourceUserDataOr
     /// When the timer source is armed to fire, in `DispatchTime.uptimeNanoseconds`.
     @MainActor private var timerArmedFor: UInt64?
     @MainActor private var isPumpQueued = false
@@ -29,6 +31,7 @@ final class _GuestPump: @unchecked Sendable {
         self.driver = driver
         readSource = DispatchSource.makeReadSource(fileDescriptor: driver.backendFD, queue: .main)
         timerSource = DispatchSource.makeTimerSource(flags: .strict, queue: .main)
+        wakeSource = DispatchSource.makeUserDataOrSource(queue: .main)
     }
 
     /// Starts watching and queues the first pump (libuv adds its watchers to epoll only inside a run).
@@ -37,9 +40,11 @@ final class _GuestPump: @unchecked Sendable {
         // enter the main actor without `assumeIsolated`'s per-call allocation.
         readSource.setEventHandler { [unowned self] in _pumpNow(self) }
         timerSource.setEventHandler { [unowned self] in _timerPump(self) }
+        wakeSource.setEventHandler { [unowned self] in _wokenPump(self) }
         timerSource.schedule(deadline: .distantFuture)
         readSource.resume()
         timerSource.resume()
+        wakeSource.resume()
         pumpSoon()
     }
 
@@ -56,10 +61,15 @@ final class _GuestPump: @unchecked Sendable {
     /// The job queue's waker calls this, and only this, when posts arrive at an empty queue: one wake-up per batch.
     /// Going through libuv's async handle instead would reach the loop through an eventfd, dispatch's epoll manager
     /// thread and only then a main-queue worker: three threads, and a cross-CPU wake-up more than the main queue itself
-    /// needs. Allocates nothing.
+    /// needs.
+    ///
+    /// It merges into a user-data source on the main queue rather than `dispatch_async`: dispatch takes a block's
+    /// continuation from the *calling* thread's cache and frees it into the main queue's thread's, so a producer
+    /// thread's every `dispatch_async` allocates (measured: one `malloc` per wake-up, 2–31 per 1,000 posts). Merging
+    /// into a source allocates nothing, and merges that arrive before the handler runs coalesce into one pump.
     func pumpSoon() {
         queuedWakeUps.wrappingIncrement(ordering: .relaxed)
-        mainline_dispatch_async_main(Unmanaged.passRetained(self).toOpaque(), _mainlineGuestWokenPump)
+        wakeSource.or(data: 1)
     }
 
     /// How many pumps ``pumpSoon()`` has queued so far. Thread-safe.
@@ -115,6 +125,7 @@ final class _GuestPump: @unchecked Sendable {
         }
         readSource.cancel()
         timerSource.cancel()
+        wakeSource.cancel()
     }
 
     /// Stops pumping without closing anything: `run()` takes the loop over on the main thread (owner mode).
@@ -124,6 +135,7 @@ final class _GuestPump: @unchecked Sendable {
         isActive = false
         readSource.cancel()
         timerSource.cancel()
+        wakeSource.cancel()
     }
 }
 
@@ -132,12 +144,9 @@ private let _wokenPump = _MainActorCallback<_GuestPump> { $0.runWokenPump() }
 private let _scheduledPump = _MainActorCallback<_GuestPump> { $0.runScheduledPump() }
 private let _timerPump = _MainActorCallback<_GuestPump> { $0.timerFired() }
 
-// Main-queue work functions for `mainline_dispatch_async_main`: each takes back the pump retained when queued.
+// The main-queue work function for `mainline_dispatch_async_main`: takes back the pump retained when queued.
 
 private func _mainlineGuestScheduledPump(_ context: UnsafeMutableRawPointer?) {
     _scheduledPump(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
 }
 
-private func _mainlineGuestWokenPump(_ context: UnsafeMutableRawPointer?) {
-    _wokenPump(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
-}
