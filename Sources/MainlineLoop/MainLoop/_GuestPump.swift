@@ -149,4 +149,3 @@ private let _timerPump = _MainActorCallback<_GuestPump> { $0.timerFired() }
 private func _mainlineGuestScheduledPump(_ context: UnsafeMutableRawPointer?) {
     _scheduledPump(Unmanaged<_GuestPump>.fromOpaque(context!).takeRetainedValue())
 }
-
