@@ -12,7 +12,7 @@ import Testing
 @MainActor
 protocol LoopUnderTest: Sendable {
     associatedtype Loop: SerialLoop
-    var loop: Loop { get }
+    nonisolated var loop: Loop { get }
     /// Whether time is virtual: then scenarios assert exact times, otherwise only what happened and in which order.
     var isVirtual: Bool { get }
 
@@ -43,17 +43,8 @@ extension LoopUnderTest {
     func holdLoop() async -> @Sendable () -> Void { {} }
 }
 
-/// `MainLoop` in guest mode (Swift Testing owns the main thread; the loop is pumped from the main queue).
-@MainActor
-struct GuestMainLoopUnderTest: LoopUnderTest {
-    let loop: MainLoop
-    var isVirtual: Bool { false }
-
-    init() {
-        loop = MainLoop()
-        loop.attachAsGuest()
-    }
-
+/// The body types of the main-actor loops (`MainLoop`, `TestLoop`), written once for both.
+extension LoopUnderTest where Loop: MainlineLoop.Loop {
     nonisolated func job(_ body: @escaping @Sendable (LoopInstant) -> Void) -> @MainActor @Sendable () -> Void {
         { [loop] in body(loop.now) }
     }
@@ -69,6 +60,19 @@ struct GuestMainLoopUnderTest: LoopUnderTest {
         let job = timerJob(body)
         MainActor.assumeIsolated { _ = loop.schedule(at: deadline, job) }
     }
+}
+
+/// `MainLoop` in guest mode (Swift Testing owns the main thread; the loop is pumped from the main queue).
+@MainActor
+struct GuestMainLoopUnderTest: LoopUnderTest {
+    let loop: MainLoop
+    var isVirtual: Bool { false }
+
+    init() {
+        loop = MainLoop()
+        loop.attachAsGuest()
+    }
+
     nonisolated func busy(for duration: Duration) {
         let end = loop.now + duration
         while loop.now < end {}
@@ -123,21 +127,6 @@ struct TestLoopUnderTest: LoopUnderTest {
     let loop = TestLoop()
     var isVirtual: Bool { true }
 
-    nonisolated func job(_ body: @escaping @Sendable (LoopInstant) -> Void) -> @MainActor @Sendable () -> Void {
-        { [loop] in body(loop.now) }
-    }
-    nonisolated func timerJob(_ body: @escaping @Sendable (LoopInstant) -> Void) -> @MainActor () -> Void {
-        { [loop] in body(loop.now) }
-    }
-    nonisolated func repeatingJob(
-        _ body: @escaping @Sendable (ScheduledTask, LoopInstant) -> Void
-    ) -> @MainActor (ScheduledTask) -> Void {
-        { [loop] task in body(task, loop.now) }
-    }
-    nonisolated func scheduleFromBody(at deadline: LoopInstant, _ body: @escaping @Sendable (LoopInstant) -> Void) {
-        let job = timerJob(body)
-        MainActor.assumeIsolated { _ = loop.schedule(at: deadline, job) }
-    }
     nonisolated func busy(for duration: Duration) {
         MainActor.assumeIsolated { loop.simulateBusy(for: duration) }
     }
