@@ -105,9 +105,8 @@ extension EventLoop {
                 )
             }
             _ = mainline_exchange_running_loop(previous)
-            let (waiters, blockedThreads) = lifecycle.withLock { $0.didStop(closeResult: result) }
+            let waiters = lifecycle.withLock { $0.didStop(closeResult: result) }
             for waiter in waiters { waiter.resume() }
-            for thread in blockedThreads { thread.signal() }
         }
 
         func engineRunPostPhase() {

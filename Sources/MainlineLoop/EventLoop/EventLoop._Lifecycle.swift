@@ -1,5 +1,3 @@
-import Dispatch
-
 extension EventLoop {
     /// Where an event loop is in its life, and who waits for its end.
     ///
@@ -17,8 +15,8 @@ extension EventLoop {
         }
 
         private var phase = Phase.running
-        private var asyncWaiters: [CheckedContinuation<Void, Never>] = []
-        private var blockedWaiters: [DispatchSemaphore] = []
+        /// Suspended tasks and blocked threads waiting for the end, in the order they came.
+        private var waiters: [_StopWaiter] = []
 
         /// What `uv_loop_close` returned (0: every handle was closed), once the loop has stopped.
         var closeResult: Int32? {
@@ -26,31 +24,22 @@ extension EventLoop {
             return result
         }
 
-        /// Registers a suspended waiter. Returns `false` (not registered: resume it now) when already stopped.
-        mutating func addWaiter(_ continuation: CheckedContinuation<Void, Never>) -> Bool {
+        /// Registers a waiter: a suspended task (`waitUntilStopped()`) or a blocked thread (`stopAndWait()`). Returns
+        /// `false` (not registered: resume it now, or don't wait) when already stopped.
+        mutating func addWaiter(_ waiter: _StopWaiter) -> Bool {
             guard case .running = phase else { return false }
-            asyncWaiters.append(continuation)
-            return true
-        }
-
-        /// Registers a blocked thread. Returns `false` (not registered: don't wait) when already stopped.
-        mutating func addBlockedWaiter(_ semaphore: DispatchSemaphore) -> Bool {
-            guard case .running = phase else { return false }
-            blockedWaiters.append(semaphore)
+            waiters.append(waiter)
             return true
         }
 
         /// The loop thread closed the libuv loop. Returns everyone to wake.
-        mutating func didStop(closeResult: Int32) -> ([CheckedContinuation<Void, Never>], [DispatchSemaphore]) {
+        mutating func didStop(closeResult: Int32) -> [_StopWaiter] {
             guard case .running = phase else {
                 preconditionFailure("BUG DETECTED: an EventLoop stopped twice (close result \(closeResult))")
             }
             phase = .stopped(closeResult: closeResult)
-            defer {
-                asyncWaiters = []
-                blockedWaiters = []
-            }
-            return (asyncWaiters, blockedWaiters)
+            defer { waiters = [] }
+            return waiters
         }
     }
 }

@@ -163,7 +163,7 @@ public final class EventLoop: Sendable {
     ///   longer run anything, so the resumption would be a job enqueued on a stopped loop, which traps.
     public func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let registered = driver.lifecycle.withLock { $0.addWaiter(continuation) }
+            let registered = driver.lifecycle.withLock { $0.addWaiter(.suspended(continuation)) }
             if !registered { continuation.resume() }
         }
     }
@@ -186,7 +186,7 @@ public final class EventLoop: Sendable {
         )
         stop()
         let stopped = DispatchSemaphore(value: 0)
-        if driver.lifecycle.withLock({ $0.addBlockedWaiter(stopped) }) { stopped.wait() }
+        if driver.lifecycle.withLock({ $0.addWaiter(.blocked(stopped)) }) { stopped.wait() }
     }
 
     /// What `uv_loop_close` returned once the loop has stopped (0: every handle was closed), for the package's

@@ -84,7 +84,7 @@ extension EventLoopTests {
             let stopped = Latch()
             Task {
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    if !driver.lifecycle.withLock({ $0.addWaiter(done) }) { done.resume() }
+                    if !driver.lifecycle.withLock({ $0.addWaiter(.suspended(done)) }) { done.resume() }
                 }
                 stopped.open()
             }
