@@ -133,4 +133,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 13. Hand-off to an awake loop, against the C floor (HandOffWorkload.swift).
     registerHandOffBenchmarks()
+
+    // 14. Awaiting work on the loop from a task: `run` against a hand-written continuation (AwaitBenchmarks.swift).
+    registerAwaitBenchmarks()
 }

@@ -1,0 +1,25 @@
+extension Loop {
+    /// Runs `body` on the loop, on the main actor, and returns what it returned to the awaiting task (or throws what it
+    /// threw).
+    ///
+    /// Callable from any task. The body is posted like ``SerialLoop/post(_:)`` — in order with the caller's other
+    /// posts — and the caller suspends until it has run; the loop never blocks.
+    ///
+    /// ```swift
+    /// // In a Hummingbird handler:
+    /// let count = try await MainLoop.main.run { model.items.count }
+    /// ```
+    ///
+    /// - Parameter body: The work to run on the loop.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw; ``LoopStopped`` if the loop has stopped, or stops before the body runs (the body
+    ///   then never runs); `CancellationError` if the awaiting task is cancelled before the body starts (the body is
+    ///   withdrawn and never runs). Once the body has started it runs to the end and its result is returned.
+    public func run<Result: Sendable>(
+        _ body: @escaping @MainActor @Sendable () throws -> Result
+    ) async throws -> Result {
+        try await _LoopRun<Result>.perform { runGuard in
+            post { runGuard.run.runBody(body) }
+        }
+    }
+}
