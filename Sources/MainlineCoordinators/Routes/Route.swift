@@ -111,7 +111,7 @@ public struct Route: Sendable, Hashable {
         switch item["data"] {
         case nil, is NSNull: data = Data("{}".utf8)
         case let object as [String: Any]:
-            guard let encoded = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            guard let encoded = _RouteDataJSON.encode(object) else {
                 throw .itemJSONInvalid(index: index, reason: "\"data\" cannot be re-encoded")
             }
             data = encoded

@@ -183,4 +183,31 @@ struct RouteTests {
         #expect(decoded + rejected == 2_000)
         #expect(rejected > 0)
     }
+
+    /// Found by the route fuzzer: Foundation writes `-0e30` back as `-0` and reads `-0` as `0`, so the data of a route
+    /// written out and read back used to differ from the original's.
+    @Test func dataHoldingANegativeZeroRoundTrips() throws {
+        let json =
+            #"{"coordinatorPath": {"id": "x", "items": [{"id": "a", "present": "push", "data": {"at": "NaN", "ratio": "Infinity", "couEnt": -0e30, "list": [-0.0, 1]}}]}}"#
+        let route = try Route(json: Data(json.utf8))
+        let item = try #require(route.items.first)
+        #expect(
+            String(decoding: item.data.json, as: UTF8.self)
+                == #"{"at":"NaN","couEnt":0,"list":[0,1],"ratio":"Infinity"}"#
+        )
+        let again = try Route(
+            json: JSONSerialization.data(withJSONObject: [
+                "coordinatorPath": [
+                    "id": route.id,
+                    "items": [
+                        [
+                            "id": item.id, "present": "push",
+                            "data": try JSONSerialization.jsonObject(with: item.data.json),
+                        ]
+                    ],
+                ]
+            ])
+        )
+        #expect(again == route)
+    }
 }
