@@ -181,9 +181,6 @@ package final class _JobQueue: @unchecked Sendable {
         }
     }
 
-    /// Whether a limit is set, so that the loop must report what its batch still holds (``loopHolds(_:)``).
-    package var isBounded: Bool { lock.withLock { bound.isTracking } }
-
     /// The loop still holds `count` taken jobs that have not run. Called after a post phase, with a limit only.
     package func loopHolds(_ count: Int) {
         lock.withLock { bound.taken = count }

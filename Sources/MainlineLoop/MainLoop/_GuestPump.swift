@@ -6,8 +6,8 @@ import Dispatch
 ///
 /// Created on any thread; afterwards used only on the main actor (its dispatch sources target the main queue).
 ///
-/// A dispatch read source watches libuv's backend (epoll) fd and a strict dispatch timer covers libuv's next
-/// timeout; each fire runs one non-blocking `uv_run`. After every pump the pump asks libuv when it needs to run
+/// A dispatch read source watches libuv's backend (epoll) fd, a strict dispatch timer covers libuv's next timeout, and
+/// a user-data source is how other threads' posts wake it (``pumpSoon()``); each fire runs one non-blocking `uv_run`. After every pump the pump asks libuv when it needs to run
 /// again: `0` means now (pending callbacks, an idle handle, closing handles, watchers not yet in epoll),
 /// a positive number arms the timer, `-1` means only on I/O.
 final class _GuestPump: @unchecked Sendable {
