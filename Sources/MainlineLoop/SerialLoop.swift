@@ -129,6 +129,15 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// time on `TestLoop`.
     @MainActor var now: LoopInstant { get }
 
+    /// The loop's clock as a Swift `Clock`: its ``LoopClock/now`` is this loop's ``now``, and sleeping on it arms one
+    /// of this loop's timers, so `Task.sleep(for:clock:)` on it is woken by the loop — in virtual time on `TestLoop`.
+    /// Thread-safe.
+    ///
+    /// ```swift
+    /// try await Task.sleep(for: .seconds(1), clock: loop.clock)
+    /// ```
+    var clock: LoopClock { get }
+
     /// Runs `body` once, on the loop, when `delay` has passed.
     ///
     /// - Parameters:

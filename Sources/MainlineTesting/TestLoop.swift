@@ -36,7 +36,12 @@ public final class TestLoop: Loop {
     package nonisolated let core: _LoopCore
 
     /// The loop's virtual clock. Inside a timer callback it is that timer's deadline.
-    public private(set) var now: LoopInstant
+    public private(set) var now: LoopInstant {
+        didSet { sharedNow.withLock { $0 = now } }
+    }
+
+    /// ``now``, readable from any thread, for ``clock``.
+    nonisolated let sharedNow: _Locked<LoopInstant>
 
     /// Creates a test loop whose clock reads `now`.
     ///
@@ -45,13 +50,36 @@ public final class TestLoop: Loop {
     ///   - budgets: The per-iteration budgets, so tests can exercise budget boundaries with small numbers.
     public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
         self.now = now
+        sharedNow = _Locked(now)
         core = _LoopCore(budgets: budgets)
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         // Virtual time: instrumentation measures what `simulateBusy(for:)` says a callback took.
         core.clock = { [unowned self] in self.now }
     }
 
+    deinit {
+        _VirtualTimeTasks.releaseAll(owner: self)
+    }
+
     // MARK: Any thread
+
+    /// The loop's virtual time as a Swift `Clock`. Thread-safe.
+    ///
+    /// Its ``LoopClock/now`` is ``now``; a task sleeping on it (`Task.sleep(for:clock:)`, `clock.sleep(for:)`)
+    /// resumes when ``advance(by:)`` or ``advance(to:)`` reaches its deadline, never in real time. From a test, step
+    /// with the `async` forms (`await loop.advance(by:)`), which also wait for the woken tasks to run until they wait
+    /// on the loop again — see <doc:VirtualTimeForAsyncCode>.
+    public nonisolated var clock: LoopClock {
+        let sharedNow = self.sharedNow
+        return LoopClock(
+            source: _MainActorLoopClockSource(
+                loop: self,
+                now: { sharedNow.withLock { $0 } },
+                resolution: .nanoseconds(1),
+                virtual: true
+            )
+        )
+    }
 
     /// Queues `body` to run on the loop at the next step. Thread-safe; never runs `body` synchronously.
     ///
@@ -255,6 +283,13 @@ public final class TestLoop: Loop {
     /// - Returns: How many iterations ran.
     @discardableResult
     public func runUntilIdle(maxIterations: Int = 10_000) -> Int {
+        runIterationsUntilIdle(maxIterations: maxIterations)
+    }
+
+    /// ``runUntilIdle(maxIterations:)``, under a name the `async` stepping can call (in an `async` context the
+    /// `async` overload would be chosen).
+    @discardableResult
+    func runIterationsUntilIdle(maxIterations: Int = 10_000) -> Int {
         var iterations = 0
         while hasWorkDueNow {
             guard iterations < maxIterations else {
@@ -282,7 +317,7 @@ public final class TestLoop: Loop {
     @discardableResult
     public func run(until condition: () -> Bool, attempts: Int = 100_000) async -> Bool {
         for _ in 0..<attempts {
-            runUntilIdle()
+            runIterationsUntilIdle()
             if condition() { return true }
             await Task.yield()
         }
@@ -312,9 +347,14 @@ public final class TestLoop: Loop {
         }
         runUntilIdle()
         while let next = core.nextDeadline, next <= instant {
-            now = max(now, next)
+            moveTime(to: next)
             runUntilIdle()
         }
+        moveTime(to: instant)
+    }
+
+    /// Moves ``now`` forward to `instant`; never backwards.
+    func moveTime(to instant: LoopInstant) {
         now = max(now, instant)
     }
 
@@ -364,7 +404,7 @@ public final class TestLoop: Loop {
     /// Whether the loop has been stopped and shut down by a step.
     public var isStopped: Bool { core.isShutDown }
 
-    private var hasWorkDueNow: Bool {
+    var hasWorkDueNow: Bool {
         if core.posts.closed && !core.isShutDown { return true }
         if core.hasImmediateWork || core.posts.hasIncoming || core.isIdleWakeRequested { return true }
         if let next = core.nextDeadline, next <= now { return true }

@@ -69,7 +69,7 @@ struct EventsReadmeExampleTests {
 
         // A sensor thread places readings faster than anyone could show them:
         await Task.detached { for celsius in [20.5, 20.6, 20.7] { readings.place(celsius) } }.value
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(shown == [20.7])
         #expect(readings.counts.dropped == 2)  // never lost silently: counted
         _ = token

@@ -33,7 +33,7 @@ struct ScheduledTaskCancellationTests {
             released.withLock { $0 } == true,
             "the body was released on the main actor, never on the canceller's thread"
         )
-        loop.advance(by: .seconds(2))
+        await loop.advance(by: .seconds(2))
         #expect(task.firings == 0)
     }
 
@@ -57,10 +57,10 @@ struct ScheduledTaskCancellationTests {
             for task in toCancel { task.cancel() }
         }
         // The loop touches the heap meanwhile: a dead entry dropped from the top must not be counted twice.
-        loop.advance(by: .milliseconds(1_500))
+        await loop.advance(by: .milliseconds(1_500))
         #expect(loop.scheduledTimerCount == 1)
         #expect(loop.nextDeadline == .zero + .seconds(1_000))
-        loop.advance(by: .seconds(1_000))
+        await loop.advance(by: .seconds(1_000))
         #expect(tasks.last?.firings == 1)
         #expect(tasks.dropLast().allSatisfy { $0.firings == 0 && $0.isCancelled })
     }
@@ -68,10 +68,10 @@ struct ScheduledTaskCancellationTests {
     @Test func aRepeatingTaskCancelledFromAnotherThreadBetweenFiringsNeverFiresAgain() async {
         let loop = TestLoop()
         let task = loop.scheduleRepeating(every: .seconds(1)) { _ in }
-        loop.advance(by: .seconds(3))
+        await loop.advance(by: .seconds(3))
         #expect(task.firings == 3)
         await onAnotherThread { task.cancel() }
-        loop.advance(by: .seconds(3))
+        await loop.advance(by: .seconds(3))
         #expect(task.firings == 3)
         #expect(task.isCancelled)
         #expect(loop.scheduledTimerCount == 0)

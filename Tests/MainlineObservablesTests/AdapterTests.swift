@@ -107,14 +107,14 @@ struct AdapterTests {
         volume.value = 3
         #expect(settings.volume == 3)
         settings.volume = 9
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(volume.value == 9, "a change to the property reaches the subject on the loop")
         settings.volume = 4
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(volume.value == 4, "tracking restarts after each change")
         binding.dispose()
         settings.volume = 2
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(volume.value == 4)
     }
 }

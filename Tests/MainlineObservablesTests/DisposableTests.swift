@@ -52,7 +52,7 @@ struct DisposableTests {
         await Task.detached { observation.dispose() }.value
         subject.value = 1
         #expect(calls == 1, "skipped even before the loop removed it")
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(subject.observerCount == 0)
     }
 }

@@ -149,7 +149,7 @@ struct SubjectTests {
         #expect(await setter.value)
         #expect(subject.current == 7)
         loop.stop()
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(await subject.set(8) == false, "a stopped loop applies nothing, and says so")
         #expect(subject.post(9) == false)
         #expect(subject.current == 7)

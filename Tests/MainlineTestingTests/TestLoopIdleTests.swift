@@ -147,7 +147,7 @@ struct TestLoopIdleTests {
             cancelled.cancel()
         }.value
         #expect(!cancelled.isActive)
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(log.entries == ["kept"])
     }
 
@@ -170,7 +170,7 @@ struct TestLoopIdleTests {
         let flag = Flag()
         await Task.detached { _ = loop.whenIdle { flag.ran = true } }.value
         #expect(loop.hasPendingWork)
-        #expect(loop.runUntilIdle() == 1)
+        await #expect(loop.runUntilIdle() == 1)
         #expect(flag.ran)
     }
 

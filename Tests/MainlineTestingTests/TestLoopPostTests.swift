@@ -98,7 +98,7 @@ struct TestLoopPostTests {
         }
         // Everything was posted, and nothing ran: the loop runs only when the test steps it.
         #expect(seen.ran == 0)
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(seen.ran == producers * perProducer)
         #expect(seen.outOfOrder == 0)
     }

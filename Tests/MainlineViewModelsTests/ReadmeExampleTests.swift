@@ -42,14 +42,13 @@ struct ViewModelReadmeExampleTests {
         await Task.detached {
             for percent in [25, 50, 100] { viewModel.progress.post(percent) }
         }.value
-        loop.advance(by: .seconds(2))
+        await loop.advance(by: .seconds(2))  // and waits for the resumed scope's task to see each value
         #expect(viewModel.progress.value == 100)
         #expect(viewModel.elapsed.value == "2 s")
-        await loop.run(until: { viewModel.finished })  // the resumed scope's task saw 100
         #expect(viewModel.finished)
 
         viewModel.didPause()  // cancels the resumed scope: its task and its tick
-        loop.advance(by: .seconds(5))
+        await loop.advance(by: .seconds(5))
         #expect(viewModel.elapsed.value == "2 s")
         viewModel.clear()
     }

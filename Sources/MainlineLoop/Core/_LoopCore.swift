@@ -167,6 +167,7 @@ package final class _LoopCore {
             task.cancel0()
             return task
         }
+        timersArmed &+= 1
         if timers.insert(task) { needsAttention?() }
         return task
     }
@@ -178,6 +179,10 @@ package final class _LoopCore {
 
     /// The number of scheduled timers.
     package var scheduledTimerCount: Int { timers.count }
+
+    /// How many timers have been scheduled so far: `TestLoop`'s async stepping compares it across a main-queue round
+    /// to see whether a task it woke came back to wait on a timer (a clock sleep).
+    package private(set) var timersArmed = 0
 
     /// How many posts wait for a later post phase (takes the post queue's lock).
     var postsWaitingCount: Int { batch.remaining + posts.incomingCount }

@@ -100,6 +100,10 @@ public final class EventLoop: Sendable {
     /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
     public var now: LoopInstant { _UVClock.now() }
 
+    /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers on its thread.
+    /// Thread-safe.
+    public var clock: LoopClock { LoopClock(source: _EventLoopClockSource(loop: self)) }
+
     /// Runs `body` on the loop's thread, soon.
     ///
     /// Never blocks beyond a short critical section and never runs `body` synchronously, not even when called on

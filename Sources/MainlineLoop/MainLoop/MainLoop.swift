@@ -214,6 +214,15 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``SerialLoop/now``, which it satisfies.
     public nonisolated var now: LoopInstant { _UVClock.now() }
 
+    /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers. Thread-safe.
+    ///
+    /// ```swift
+    /// try await Task.sleep(for: .milliseconds(250), clock: MainLoop.main.clock)
+    /// ```
+    public nonisolated var clock: LoopClock {
+        LoopClock(source: _MainActorLoopClockSource(loop: self, now: { _UVClock.now() }, resolution: .milliseconds(1)))
+    }
+
     // MARK: Owner mode
 
     /// Runs the loop on the process main thread until ``stop()``: owner mode.

@@ -46,7 +46,10 @@ public final class ViewModelScope {
         let id = nextTaskID
         nextTaskID += 1
         // The task starts only after this main-actor code returns, so it is registered before it can finish.
+        let clock = loop.clock
         let task = Task { @MainActor [weak self] in
+            // On a TestLoop the task joins virtual time before its first step off the main actor.
+            clock.source.adoptCurrentTask()
             await operation()
             self?.tasks[id] = nil
         }
@@ -54,7 +57,8 @@ public final class ViewModelScope {
         return task
     }
 
-    /// Calls `body` every `interval` on the loop's clock while the scope lives: the lifecycle tick.
+    /// Calls `body` every `interval` on the loop's clock (``clock``, the one ``sleep(for:)`` sleeps on) while the scope
+    /// lives: the lifecycle tick.
     ///
     /// Ticks run at a fixed rate from now. A tick the loop reaches late runs once, and the ticks it missed are
     /// skipped — never queued — and counted in ``Tick/skipped``. Ticks stop when the scope ends (for a resumed
@@ -79,10 +83,35 @@ public final class ViewModelScope {
             count += 1
             let skipped = task.skippedFirings - previouslySkipped
             previouslySkipped = task.skippedFirings
-            body(Tick(index: count, skipped: skipped, totalSkipped: task.skippedFirings, now: loop.now))
+            body(Tick(index: count, skipped: skipped, totalSkipped: task.skippedFirings, now: loop.clock.now))
         }
         timers.append(timer)
         return timer
+    }
+
+    /// The clock of the scope's loop: what ``sleep(for:)`` and the ticks run on. Virtual time on a `TestLoop`.
+    public var clock: LoopClock { loop.clock }
+
+    /// Suspends the calling task for `duration` on the loop's clock — in virtual time on a `TestLoop`.
+    ///
+    /// ```swift
+    /// override func onResume(_ scope: ViewModelScope) {
+    ///     scope.launch {
+    ///         while !Task.isCancelled {
+    ///             try? await scope.sleep(for: .seconds(1))
+    ///             self.refresh()
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The same as `Task.sleep(for: duration, clock: scope.clock)`, without its hop off the main actor.
+    ///
+    /// - Parameter duration: How long to sleep.
+    /// - Throws: `CancellationError` when the task is cancelled first — as it is when the scope ends (for a resumed
+    ///   scope: on pause); `LoopStopped` if the loop stops first.
+    public func sleep(for duration: Duration) async throws {
+        try await loop.clock.sleep(for: duration)
     }
 
     /// How many launched tasks are still running.

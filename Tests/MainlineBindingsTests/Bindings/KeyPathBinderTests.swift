@@ -163,7 +163,7 @@ struct KeyPathBinderTests {
             for reading in 1...50 { thermometer.celsius = Double(reading) }
         }.value
         #expect(header.badges == [0], "nothing runs until the loop steps")
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(header.badges == [0, 50], "fifty changes, one action, with the last value")
     }
 }

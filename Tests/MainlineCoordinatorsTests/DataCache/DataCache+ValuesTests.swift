@@ -28,7 +28,7 @@ struct DataCacheValuesTests {
         #expect(await iterator.next()?.downloads == 2)
         cache!.update(\.downloads, with: 2)
         cache!.post { $0.downloads = 3 }
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(await iterator.next()?.downloads == 3)
         cache!.update(\.downloads, with: 3)
         cache = nil
@@ -62,7 +62,7 @@ struct DataCacheValuesTests {
         }
         consumer.cancel()
         await consumer.value
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(cache.observable.observerCount == 0)
     }
 }

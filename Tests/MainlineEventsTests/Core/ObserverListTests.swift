@@ -66,7 +66,7 @@ struct ObserverListTests {
         list.forEach { called.append($0) }
         #expect(called.isEmpty, "skipped before the loop removed it")
         #expect(list.entries.count == 1, "still in its slot until the loop runs")
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(list.entries.allSatisfy { $0 == nil }, "removed by the job posted to the loop")
     }
 }

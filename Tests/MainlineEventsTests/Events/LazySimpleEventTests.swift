@@ -60,7 +60,7 @@ struct LazySimpleEventTests {
                 }
             }
         }
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(deliveries == 1)
         #expect(loop.postsRun - postsBefore == 1, "40,000 triggers, one wake-up")
         _ = token

@@ -69,7 +69,7 @@ extension LatestMailboxTests {
                 }
             }
         }
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(loop.postsRun - postsBefore == 1, "400,000 puts, one wake-up")
         #expect(taken.count == 1)
         #expect(mailbox.counts == MailboxCounts(accepted: 400_000, dropped: 399_999, delivered: 1))

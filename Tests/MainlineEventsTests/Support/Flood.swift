@@ -23,10 +23,10 @@ func flood(
         }
     }
     while finished.withLock({ $0 }) < producers {
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         await Task.yield()
     }
-    loop.runUntilIdle()
+    await loop.runUntilIdle()
     return loop.postsRun - postsBefore
 }
 

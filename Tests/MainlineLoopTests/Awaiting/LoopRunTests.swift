@@ -36,11 +36,11 @@ struct LoopRunTests {
     @MainActor
     @Test func aTestLoopRunsTheBodyWhenTheTestRunsTheLoop() async throws {
         let loop = TestLoop()
-        loop.advance(by: .seconds(5))
+        await loop.advance(by: .seconds(5))
         let task = Task { try await loop.run { loop.now } }
         // Wait for the post to arrive (the task runs on the cooperative pool), then run the loop in virtual time.
         while !loop.hasPendingWork { await Task.yield() }
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(try await task.value == loop.now)
     }
 

@@ -132,11 +132,12 @@ struct TestLoopUnderTest: LoopUnderTest {
     }
     func run(until log: EventLog, count: Int) async {
         // Step: run what is due, then jump to the next deadline, until the log is full or nothing is left to run.
+        // The async forms: a task woken by a timer (a clock sleep) runs before the next step.
         while log.count < count {
-            loop.runUntilIdle()
+            await loop.runUntilIdle()
             if log.count >= count { break }
             guard let next = loop.nextDeadline else { break }
-            loop.advance(to: max(next, loop.now))
+            await loop.advance(to: max(next, loop.now))
         }
     }
     func runUntilStopped() async {

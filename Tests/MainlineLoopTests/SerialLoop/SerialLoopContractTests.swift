@@ -50,5 +50,20 @@ extension EventLoopTests {
         func cancelFromAnotherThreadEitherWinsOrTheBodyRuns(_ kind: LoopKind) async {
             await kind.run(CancelFromAnotherThreadEitherWinsOrTheBodyRuns(rounds: 50, timersPerRound: 40))
         }
+
+        @Test(arguments: LoopKind.allCases)
+        func sleepersWakeInDeadlineOrderWithTheLoopsTimers(_ kind: LoopKind) async {
+            await kind.run(SleepersWakeInDeadlineOrderWithTheLoopsTimers())
+        }
+
+        @Test(arguments: LoopKind.allCases)
+        func cancellingASleeperCancelsItsTimer(_ kind: LoopKind) async {
+            await kind.run(CancellingASleeperCancelsItsTimer())
+        }
+
+        @Test(arguments: LoopKind.allCases)
+        func aStoppedLoopWakesItsSleepersWithLoopStopped(_ kind: LoopKind) async {
+            await kind.run(AStoppedLoopWakesItsSleepersWithLoopStopped())
+        }
     }
 }

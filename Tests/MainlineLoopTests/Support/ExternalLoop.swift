@@ -29,6 +29,8 @@ import MainlineTesting
 
     nonisolated func stop() {}
 
+    nonisolated var clock: LoopClock { LoopClock(loop: self, now: { [now] in now }) }
+
     func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
         scheduledDelays.append(delay)
         return timers.schedule(after: delay, body)

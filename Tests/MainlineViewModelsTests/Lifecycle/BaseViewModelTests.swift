@@ -117,7 +117,7 @@ struct BaseViewModelTests {
             viewModel.post(.resume)
         }.value
         #expect(viewModel.state == .initialized, "applied on the loop, not on the posting thread")
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(viewModel.state == .resumed)
         #expect(viewModel.log.prefix(2) == ["resume", "pause (work cancelled: false)"])
         viewModel.clear()

@@ -1,0 +1,107 @@
+import MainlineLoop
+import MainlineObservables
+import MainlineTesting
+import MainlineViewModels
+import Testing
+
+/// A view model whose resumed scope sleeps a second on its loop's clock, then sets a subject — in a loop, until it is
+/// paused. It leaves the main actor twice per second: `Task.sleep(for:clock:)` and `Subject.set(_:)` are both
+/// `nonisolated`, so this is the hardest case for virtual time (see the DocC article "Virtual time for async code").
+@MainActor
+final class Heartbeat: BaseViewModel {
+    enum Sleep { case taskSleep, scopeSleep }
+
+    let beats: InitializedSubject<Int>
+    /// The virtual time of each beat.
+    private(set) var beatTimes: [LoopInstant] = []
+    private let sleep: Sleep
+
+    init(loop: TestLoop, sleep: Sleep = .taskSleep) {
+        beats = InitializedSubject(0, loop: loop)
+        self.sleep = sleep
+        super.init(loop: loop)
+    }
+
+    override func onResume(_ scope: ViewModelScope) {
+        scope.launch { [weak self, beats, clock = scope.clock, sleep] in
+            while true {
+                do {
+                    switch sleep {
+                    case .taskSleep: try await Task.sleep(for: .seconds(1), clock: clock)
+                    case .scopeSleep: try await scope.sleep(for: .seconds(1))
+                    }
+                } catch {
+                    return
+                }
+                self?.beatTimes.append(clock.now)
+                await beats.set(beats.value + 1)
+            }
+        }
+    }
+}
+
+@MainActor
+@Suite("Virtual time for async code")
+struct VirtualTimeTests {
+    private static let seconds = (1...10).map { LoopInstant.zero + .seconds($0) }
+
+    @Test(arguments: [Heartbeat.Sleep.taskSleep, .scopeSleep])
+    func aResumedScopeThatSleepsASecondBeatsTenTimesInTenVirtualSeconds(_ sleep: Heartbeat.Sleep) async {
+        let loop = TestLoop()
+        let model = Heartbeat(loop: loop, sleep: sleep)
+        model.didResume()
+        await loop.advance(by: .seconds(10))
+        #expect(model.beats.value == 10)
+        #expect(model.beatTimes == Self.seconds)
+        #expect(loop.now == .zero + .seconds(10))
+        model.clear()
+    }
+
+    @Test func pausingAtFiveAndAHalfSecondsStopsItAtFive() async {
+        let loop = TestLoop()
+        let model = Heartbeat(loop: loop)
+        model.didResume()
+        await loop.advance(by: .milliseconds(5_500))
+        #expect(model.beats.value == 5)
+        model.didPause()
+        await loop.advance(by: .seconds(10))
+        #expect(model.beats.value == 5)
+        #expect(model.beatTimes == Array(Self.seconds.prefix(5)))
+        #expect(loop.scheduledTimerCount == 0, "the cancelled sleep took its timer with it")
+        model.clear()
+    }
+
+    /// The same scenario, 1,000 times in one process: virtual time is deterministic, not "usually right".
+    @Test func tenSecondsInOneCallAThousandTimesOver() async {
+        var failures = 0
+        for _ in 0..<1_000 {
+            let loop = TestLoop()
+            let model = Heartbeat(loop: loop)
+            model.didResume()
+            await loop.advance(by: .milliseconds(5_500))
+            let atHalf = model.beats.value
+            await loop.advance(by: .milliseconds(4_500))
+            let atTen = model.beats.value
+            model.didPause()
+            await loop.advance(by: .seconds(5))
+            if atHalf != 5 || atTen != 10 || model.beats.value != 10 || model.beatTimes != Self.seconds {
+                failures += 1
+            }
+            model.clear()
+        }
+        #expect(failures == 0)
+    }
+
+    @Test func aSleepingTaskNeverWakesInRealTime() async throws {
+        let loop = TestLoop()
+        let sleeper = Task { @MainActor in
+            try await loop.clock.sleep(for: .nanoseconds(1))
+            return loop.now
+        }
+        // Rounds of the main actor, however many, do not move virtual time.
+        for _ in 0..<100 { await loop.runUntilIdle() }
+        #expect(loop.scheduledTimerCount == 1)
+        await loop.advance(by: .nanoseconds(1))
+        #expect(try await sleeper.value == .zero + .nanoseconds(1))
+    }
+}
