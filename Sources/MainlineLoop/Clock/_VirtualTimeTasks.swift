@@ -1,3 +1,4 @@
+import Atomics
 import Dispatch
 
 #if canImport(Glibc)
@@ -38,14 +39,11 @@ package enum _VirtualTimeTasks {
     }
 
     private static let state = _Locked(State())
-    /// `state.tasks.count`, readable without the lock on the hook's fast path.
-    // nonisolated(unsafe): a word written under `state`'s lock and read racily by the hook: a stale zero can only
-    // send a just-taken-in task's job to the pool once, which the stepping's extra round absorbs; reads never tear.
-    nonisolated(unsafe) private static var count = 0
-    /// The hook installed before ours, called for every job that is not ours.
-    // nonisolated(unsafe): written once, under `state`'s lock, before our hook is stored (and so before the hook can
-    // read it); never written again.
-    nonisolated(unsafe) private static var previous: Hook?
+    /// `state.tasks.count`, readable without the lock on the hook's fast path (written under the lock).
+    private static let count = ManagedAtomic(0)
+    /// The hook installed before ours (a thin function pointer's address; 0 for none), called for every job that is
+    /// not ours; stored before our hook is, never changed after.
+    private static let previous = ManagedAtomic(0)
 
     /// Takes the current task into virtual time on behalf of `owner`. No-op outside a task.
     package static func adoptCurrentTask(owner: AnyObject) {
@@ -58,7 +56,7 @@ package enum _VirtualTimeTasks {
                 install(&state)
             }
             state.tasks[task] = owner
-            count = state.tasks.count
+            count.store(state.tasks.count, ordering: .releasing)
         }
     }
 
@@ -67,7 +65,7 @@ package enum _VirtualTimeTasks {
         let owner = ObjectIdentifier(owner)
         state.withLock { state in
             state.tasks = state.tasks.filter { $0.value != owner }
-            count = state.tasks.count
+            count.store(state.tasks.count, ordering: .releasing)
         }
     }
 
@@ -81,12 +79,13 @@ package enum _VirtualTimeTasks {
     private static func install(_: inout State) {
         guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook") else { return }
         let hook = symbol.assumingMemoryBound(to: Hook?.self)
-        previous = hook.pointee
+        let before = hook.pointee.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
+        previous.store(before, ordering: .releasing)
         hook.pointee = { job, original in
-            if _VirtualTimeTasks.count > 0, _VirtualTimeTasks.takesIn(job) {
+            if _VirtualTimeTasks.count.load(ordering: .acquiring) > 0, _VirtualTimeTasks.takesIn(job) {
                 _VirtualTimeTasks.runOnMainQueue(job)
-            } else if let previous = _VirtualTimeTasks.previous {
-                previous(job, original)
+            } else if let previous = UnsafeRawPointer(bitPattern: _VirtualTimeTasks.previous.load(ordering: .acquiring)) {
+                unsafeBitCast(previous, to: Hook.self)(job, original)
             } else {
                 original(job)
             }
