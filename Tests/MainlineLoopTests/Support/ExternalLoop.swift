@@ -21,10 +21,20 @@ import MainlineTesting
         self.now = now
     }
 
+    /// One element per accepted post, so that a test can wait for posts from other threads.
+    private nonisolated let posted = AsyncStream<Void>.makeStream()
+
     nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
         guard accepts else { return false }
         queue.withLock { $0.append(body) }
+        posted.continuation.yield()
         return true
+    }
+
+    /// Returns once `count` more posts have been accepted.
+    func waitForPosts(_ count: Int) async {
+        var iterator = posted.stream.makeAsyncIterator()
+        for _ in 0..<count { _ = await iterator.next() }
     }
 
     nonisolated func stop() {}
