@@ -15,8 +15,7 @@ extension Loop {
     /// - Throws: What `body` threw; ``LoopStopped`` if the loop has stopped, or stops before the body runs (the body
     ///   then never runs); `CancellationError` if the awaiting task is cancelled before the body starts (the body is
     ///   withdrawn and never runs). Once the body has started it runs to the end and its result is returned.
-    nonisolated(nonsending)
-    public func run<Result: Sendable>(
+    public nonisolated(nonsending) func run<Result: Sendable>(
         _ body: @escaping @MainActor @Sendable () throws -> Result
     ) async throws -> Result {
         try await _LoopRun<Result>.perform { runGuard in

@@ -52,8 +52,7 @@ public struct LoopClock: Clock {
     ///   - tolerance: Ignored: loop timers fire at the resolution of the loop (see ``minimumResolution``).
     /// - Throws: `CancellationError` if the task is cancelled before the deadline (its timer is cancelled);
     ///   ``LoopStopped`` if the loop stops first or has stopped.
-    nonisolated(nonsending)
-    public func sleep(until deadline: LoopInstant, tolerance: Duration? = nil) async throws {
+    public nonisolated(nonsending) func sleep(until deadline: LoopInstant, tolerance: Duration? = nil) async throws {
         let source = self.source
         let isolation: (any Actor)? = #isolation
         let onMainActor: Bool = isolation.map { $0 === MainActor.shared } ?? false
@@ -71,8 +70,7 @@ public struct LoopClock: Clock {
     ///   - duration: How long from ``now``; zero or less still waits for the loop's next timer phase.
     ///   - tolerance: Ignored (see ``sleep(until:tolerance:)``).
     /// - Throws: `CancellationError` if the task is cancelled first; ``LoopStopped`` if the loop stops first.
-    nonisolated(nonsending)
-    public func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
+    public nonisolated(nonsending) func sleep(for duration: Duration, tolerance: Duration? = nil) async throws {
         try await sleep(until: now + duration, tolerance: tolerance)
     }
 }

@@ -84,7 +84,8 @@ package enum _VirtualTimeTasks {
         hook.pointee = { job, original in
             if _VirtualTimeTasks.count.load(ordering: .acquiring) > 0, _VirtualTimeTasks.takesIn(job) {
                 _VirtualTimeTasks.runOnMainQueue(job)
-            } else if let previous = UnsafeRawPointer(bitPattern: _VirtualTimeTasks.previous.load(ordering: .acquiring)) {
+            } else if let previous = UnsafeRawPointer(bitPattern: _VirtualTimeTasks.previous.load(ordering: .acquiring))
+            {
                 unsafeBitCast(previous, to: Hook.self)(job, original)
             } else {
                 original(job)

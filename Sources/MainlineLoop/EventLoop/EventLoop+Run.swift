@@ -9,8 +9,9 @@ extension EventLoop {
     /// - Throws: What `body` threw; ``LoopStopped`` if the loop has stopped, or stops before the body runs (the body
     ///   then never runs); `CancellationError` if the awaiting task is cancelled before the body starts (the body is
     ///   withdrawn and never runs).
-    nonisolated(nonsending)
-    public func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func run<Result: Sendable>(
+        _ body: @escaping @Sendable () throws -> Result
+    ) async throws -> Result {
         try await _LoopRun<Result>.perform { runGuard in
             _ = post { runGuard.run.runBody(body) }
         }
