@@ -15,6 +15,9 @@ import MainlineLoop
 /// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
 /// - ``simulateBusy(for:)`` moves time without running anything, as a long callback would on a real loop.
+/// - In `async` code, `await loop.advance(by:)`, `advance(to:)` and `runUntilIdle()` also wait for the tasks a step
+///   wakes — tasks sleeping on ``clock``, awaiting a post or an event — to run until they wait on the loop again
+///   (see the article "Virtual time for async code").
 ///
 /// ```swift
 /// @MainActor @Test func debouncedSaveRunsOnceAfterTheLastEdit() {
