@@ -13,10 +13,15 @@ final class Consumer<Element: Sendable> {
     /// The task iterating.
     private(set) var task: Task<Void, Never>?
 
-    init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == Element, S.Failure == Never {
+    /// Starts iterating `sequence`; stops after `limit` elements, so a sequence that never suspends (a bug) fails a
+    /// test instead of hanging it.
+    init<S: AsyncSequence & Sendable>(_ sequence: S, limit: Int = 1_000) where S.Element == Element, S.Failure == Never {
         task = Task { @MainActor in
             self.started = true
-            for await element in sequence { self.elements.append(element) }
+            for await element in sequence {
+                self.elements.append(element)
+                if self.elements.count == limit { break }
+            }
             self.finished = true
         }
     }
