@@ -46,9 +46,9 @@ package final class _EventWakeups: @unchecked Sendable {
         /// A notification arrived that no task has taken yet.
         var pending = false
         var ending: Ending?
-        /// Tasks suspended in `wait`, longest waiting first, by the id their cancellation handler knows them by.
-        var waiters: [(id: UInt64, continuation: UnsafeContinuation<Bool, Never>)] = []
-        var nextWaiterID: UInt64 = 0
+        /// Tasks suspended in `wait`, longest waiting first. A cancellation ends the wake-ups and so resumes them all:
+        /// no waiter needs finding on its own.
+        var waiters: [UnsafeContinuation<Bool, Never>] = []
     }
 
     /// What `wait` found without suspending.
@@ -85,10 +85,6 @@ package final class _EventWakeups: @unchecked Sendable {
         case .ended: return await ended(isolation: actor)
         case .mustWait: break
         }
-        let id = lock.withLock {
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
         let woken = await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Bool, Never>) in
                 // Asked again under the lock: a notification (from the main actor, when the caller is elsewhere) or a
@@ -98,7 +94,7 @@ package final class _EventWakeups: @unchecked Sendable {
                     case .woken: return true
                     case .ended: return false
                     case .mustWait:
-                        state.waiters.append((id: id, continuation: continuation))
+                        state.waiters.append(continuation)
                         return nil
                     }
                 }
@@ -144,7 +140,7 @@ package final class _EventWakeups: @unchecked Sendable {
                 state.pending = true
                 return nil
             }
-            return state.waiters.removeFirst().continuation
+            return state.waiters.removeFirst()
         }
         waiter?.resume(returning: true)
     }
@@ -175,7 +171,7 @@ package final class _EventWakeups: @unchecked Sendable {
             defer { state.waiters.removeAll() }
             return state.waiters
         }
-        for waiter in waiters { waiter.continuation.resume(returning: false) }
+        for waiter in waiters { waiter.resume(returning: false) }
     }
 
     /// The caller's task is cancelled: ends the wake-ups and answers "ended". Runs on the caller's isolation.
