@@ -37,6 +37,11 @@ final class _EventObservers {
     /// Weak observers looked at by the checks for dead ones: what a test reads to prove that adding and removing N
     /// observers costs O(N), without timing anything. Protected by the main actor.
     private(set) var deadCheckVisits = 0
+    /// Who wants to know when the event goes (the async sequences' wake-ups): told once, by ``eventDidGo()``.
+    /// Protected by the main actor.
+    private let endObservers = _ObserverList<_Block<Void>>(nesting: .deferred)
+    /// Whether the event that owns this list was freed. Protected by the main actor.
+    private(set) var eventIsGone = false
 
     /// Creates an empty list whose nested rounds are reported, as in MMMObservables (a `LazySimpleEvent` never
     /// nests: a trigger during its delivery schedules another delivery).
@@ -114,6 +119,36 @@ final class _EventObservers {
             return
         }
         forget(entries[position], id: id)
+    }
+
+    // MARK: The end of the event
+
+    /// Runs `body` once, on the main actor, when the event that owns this list is freed (at once if it already was);
+    /// returns its entry, for ``removeEndObserver(_:)``.
+    ///
+    /// Tokens may outlive their event (they hold this list, not the event), so this is how an observer learns that no
+    /// notification will ever come again.
+    func addEndObserver(_ body: @escaping @MainActor () -> Void) -> _ObserverList<_Block<Void>>.Entry {
+        let entry = endObservers.add(_Block { _ in body() })
+        if eventIsGone { eventDidGo() }
+        return entry
+    }
+
+    /// Removes an end observer. Idempotent.
+    func removeEndObserver(_ entry: _ObserverList<_Block<Void>>.Entry) {
+        endObservers.remove(entry)
+    }
+
+    /// The one place the list learns that its event is gone: called by the `isolated deinit` of every event that owns
+    /// an `_EventObservers` (`SimpleEvent`, `LazySimpleEvent` and so `SimpleEventProxy`). Tells each end observer
+    /// once and lets go of it.
+    func eventDidGo() {
+        eventIsGone = true
+        guard !endObservers.isEmpty else { return }
+        endObservers.notify((), next: { _ in nil }) { entry, _ in
+            endObservers.remove(entry)
+            entry.observer.body(())
+        }
     }
 
     // MARK: Rounds

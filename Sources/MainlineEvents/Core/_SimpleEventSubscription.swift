@@ -16,8 +16,23 @@ package final class _SimpleEventSubscription: SimpleEventToken {
         self.entry = observers.add(block: block)
     }
 
+    /// The entry of the block ``whenEventGoes(_:)`` installed, if any. Protected by the main actor.
+    private var endEntry: _ObserverList<_Block<Void>>.Entry?
+
     package func remove() {
         observers.remove(entry)
+        if let endEntry {
+            observers.removeEndObserver(endEntry)
+            self.endEntry = nil
+        }
+    }
+
+    /// Runs `body` once, on the main actor, when the event observed is freed (at once if it already was), unless the
+    /// token is removed first. Replaces a block installed earlier. What the async sequences finish on.
+    package func whenEventGoes(_ body: @escaping @MainActor () -> Void) {
+        if let endEntry { observers.removeEndObserver(endEntry) }
+        endEntry = nil
+        endEntry = observers.addEndObserver(body)
     }
 
     /// Ends the observation from any thread: no round calls the block once this returns; the entry leaves its

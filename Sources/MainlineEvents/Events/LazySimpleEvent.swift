@@ -77,6 +77,12 @@ public class LazySimpleEvent: SimpleEventObservable {
         if condition { trigger.fire() }
     }
 
+    // Isolated: the observers learn on the main actor that no notification will come again (their async sequences
+    // finish), wherever the last reference went.
+    isolated deinit {
+        observers.eventDidGo()
+    }
+
     private func deliver() {
         trigger.willDeliver()
         observers.notify(self)

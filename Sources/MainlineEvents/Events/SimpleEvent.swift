@@ -74,6 +74,12 @@ public final class SimpleEvent: SimpleEventObservable {
         try block()
     }
 
+    // Isolated: the observers learn on the main actor that no notification will come again (their async sequences
+    // finish), wherever the last reference went.
+    isolated deinit {
+        observers.eventDidGo()
+    }
+
     private func notifyIfNeeded() {
         guard isTriggered && coalescingDepth == 0 else { return }
         isTriggered = false
