@@ -152,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineViewModelsTests",
-            dependencies: ["MainlineViewModels", "MainlineObservables", "MainlineLoop", "MainlineTesting"]
+            dependencies: ["MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting"]
         ),
         .testTarget(
             name: "MainlineCoordinatorsTests",

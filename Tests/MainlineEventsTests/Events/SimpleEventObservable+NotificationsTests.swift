@@ -83,7 +83,7 @@ struct SimpleEventNotificationsTests {
         #expect(await loop.run(until: { consumer.finished }, attempts: 1_000))
         #expect(!sequence.wakeups.isObserving, "the observer is gone with the iteration")
         event.trigger()
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(consumer.count == 0)
     }
 

@@ -29,7 +29,7 @@ struct MailboxSequenceTests {
         let mailbox = BoundedMailbox<Int>(capacity: 2, overflow: .dropOldest, loop: loop)
         let values = mailbox.values
         for value in 1...5 { mailbox.place(value) }  // nobody iterates yet: the sequence holds none of them
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(mailbox.counts == MailboxCounts(accepted: 5, dropped: 3), "the sequence took nothing on its own")
         let consumer = Consumer(values)
         #expect(await loop.run(until: { consumer.count == 2 }))
@@ -72,7 +72,7 @@ struct MailboxSequenceTests {
         for _ in 0..<3 {
             mailbox.place(key: "d", value: 5)
             _ = mailbox.takeAll()
-            loop.runUntilIdle()
+            await loop.runUntilIdle()
         }
         mailbox.place(key: "e", value: 6)
         #expect(await loop.run(until: { consumer.count == 3 }))
@@ -125,7 +125,7 @@ struct MailboxSequenceTests {
         #expect(await loop.run(until: { consumer.finished }, attempts: 1_000))
         #expect(!values.wakeups.isObserving, "its observer is removed")
         mailbox.place(7)
-        loop.runUntilIdle()
+        await loop.runUntilIdle()
         #expect(consumer.count == 0)
         #expect(mailbox.counts.pending == 1, "not lost: still in the mailbox, for whoever takes it")
         #expect(mailbox.take() == 7)

@@ -1,3 +1,4 @@
+import MainlineEvents
 import MainlineLoop
 import MainlineObservables
 import MainlineTesting
@@ -35,6 +36,28 @@ final class Heartbeat: BaseViewModel {
                 }
                 self?.beatTimes.append(clock.now)
                 await beats.set(beats.value + 1)
+            }
+        }
+    }
+}
+
+/// A view model whose resumed scope counts an event's notifications with `for await`; a lifecycle tick triggers the
+/// event once a second.
+@MainActor
+final class NotificationCounter: BaseViewModel {
+    let event: SimpleEvent
+    private(set) var seen: [LoopInstant] = []
+
+    init(loop: TestLoop) {
+        event = SimpleEvent()
+        super.init(loop: loop)
+    }
+
+    override func onResume(_ scope: ViewModelScope) {
+        scope.tick(every: .seconds(1)) { [event] _ in event.trigger() }
+        scope.launch { [weak self, event, clock = scope.clock] in
+            for await _ in event.notifications {
+                self?.seen.append(clock.now)
             }
         }
     }
@@ -90,6 +113,18 @@ struct VirtualTimeTests {
             model.clear()
         }
         #expect(failures == 0)
+    }
+
+    @Test func aForAwaitOverAnEventSeesEachNotificationAtItsVirtualTime() async {
+        let loop = TestLoop()
+        let model = NotificationCounter(loop: loop)
+        model.didResume()
+        await loop.advance(by: .seconds(10))
+        #expect(model.seen == Self.seconds)
+        model.didPause()
+        await loop.advance(by: .seconds(3))
+        #expect(model.seen.count == 10)
+        model.clear()
     }
 
     @Test func aSleepingTaskNeverWakesInRealTime() async throws {
