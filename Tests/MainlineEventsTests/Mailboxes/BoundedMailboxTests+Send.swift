@@ -6,14 +6,23 @@ import Testing
 
 /// `BoundedMailbox.send(_:)` and the `.suspend` policy: producers that wait for room, first come first served; the
 /// loop that never waits for them; cancellation and a stopping loop that end the wait; counts that add up.
+///
+/// No test sleeps or times anything. The time limit only turns a broken mailbox whose sender waits forever into a
+/// failure instead of a hung run.
 @MainActor
-@Suite("BoundedMailbox.send")
+@Suite("BoundedMailbox.send", .timeLimit(.minutes(1)))
 struct BoundedMailboxSendTests {
     /// A `.suspend` mailbox on `loop` whose new waiters are reported to `waiting`.
     func suspendMailbox(capacity: Int, loop: TestLoop, waiting: WaitingSenders) -> BoundedMailbox<Int> {
         let mailbox = BoundedMailbox<Int>(capacity: capacity, overflow: .suspend, loop: loop)
         mailbox.store.withLock { storage, _ in storage.waiters.didStartWaiting = waiting.didStartWaiting }
         return mailbox
+    }
+
+    /// What `sender` returned or threw. If the test is cancelled meanwhile (its time limit), the sender is cancelled
+    /// too, so that a sender a broken mailbox left waiting ends the test instead of hanging the run.
+    func outcome(of sender: Task<Bool, any Error>) async -> Result<Bool, any Error> {
+        await withTaskCancellationHandler { await sender.result } onCancel: { sender.cancel() }
     }
 
     @Test func sendPlacesAtOnceWhileThereIsRoom() async throws {
@@ -70,7 +79,7 @@ struct BoundedMailboxSendTests {
         var taken: [Int] = []
         while let value = mailbox.take() { taken.append(value) }
         #expect(taken == [0, 1, 2, 3, 4, 5, 6])
-        for sender in senders { #expect(try await sender.value) }
+        for sender in senders { #expect(try await outcome(of: sender).get()) }
         #expect(mailbox.counts == MailboxCounts(accepted: 7, rejected: 1, delivered: 7))
     }
 
@@ -91,7 +100,7 @@ struct BoundedMailboxSendTests {
         }
         loop.runUntilIdle()
         #expect(deliveries == [[1, 2], [3, 4], [5]])
-        for sender in senders { #expect(try await sender.value) }
+        for sender in senders { #expect(try await outcome(of: sender).get()) }
         #expect(mailbox.counts == MailboxCounts(accepted: 5, delivered: 5))
         _ = token
     }
@@ -119,43 +128,59 @@ struct BoundedMailboxSendTests {
         // Cancelling now changes nothing: each was handed room before (a correct mailbox). A broken one, whose
         // senders still wait, fails here instead of hanging the test.
         for sender in senders { sender.cancel() }
-        for sender in senders { #expect(try await sender.value) }
+        for sender in senders { #expect(try await outcome(of: sender).get()) }
         #expect(mailbox.counts == MailboxCounts(accepted: 4, delivered: 4))
     }
 
+    /// Senders 1, 2, 3 wait; the middle one is cancelled: it throws, its value is skipped, the others keep their turn.
     @Test func aCancelledWaitingSenderThrowsAndItsValueIsNeitherAcceptedNorDelivered() async throws {
         let loop = TestLoop()
         let waiting = WaitingSenders()
         let mailbox = suspendMailbox(capacity: 1, loop: loop, waiting: waiting)
         #expect(mailbox.place(0))
-        let cancelled = Task.detached { try await mailbox.send(1) }
-        await waiting.until(1)
-        let kept = Task.detached { try await mailbox.send(2) }
-        await waiting.until(2)
-        cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
-        #expect(mailbox.counts == MailboxCounts(accepted: 1, rejected: 1, waiting: 1))
-        #expect(mailbox.take() == 0)
-        #expect(mailbox.take() == 2, "the cancelled sender's value was skipped; the next waiter got its slot")
-        #expect(mailbox.take() == nil)
-        #expect(try await kept.value)
-        #expect(mailbox.counts == MailboxCounts(accepted: 2, rejected: 1, delivered: 2))
+        var senders: [Task<Bool, any Error>] = []
+        for value in 1...3 {
+            senders.append(Task.detached { try await mailbox.send(value) })
+            await waiting.until(value)
+        }
+        // `cancel()` runs the sender's cancellation handler before it returns: the sender has left the queue now.
+        senders[1].cancel()
+        #expect(mailbox.counts == MailboxCounts(accepted: 1, rejected: 1, waiting: 2))
+        var taken: [Int] = []
+        while let value = mailbox.take() { taken.append(value) }
+        #expect(taken == [0, 1, 3], "the cancelled sender's value was skipped; the others kept their turn")
+        await #expect(throws: CancellationError.self) { try await outcome(of: senders[1]).get() }
+        #expect(try await outcome(of: senders[0]).get())
+        #expect(try await outcome(of: senders[2]).get())
+        #expect(mailbox.counts == MailboxCounts(accepted: 3, rejected: 1, delivered: 3))
     }
 
     @Test func aSenderCancelledBeforeItWaitsThrowsInsteadOfWaiting() async throws {
         let loop = TestLoop()
         let mailbox = BoundedMailbox<Int>(capacity: 1, overflow: .suspend, loop: loop)
-        let (withRoom, whenFull) = await Task.detached { () -> (Bool?, (any Error)?) in
+        // Whichever comes first: the sender finished, or (a broken mailbox) it started waiting.
+        let (firsts, first) = AsyncStream.makeStream(of: String.self)
+        mailbox.store.withLock { storage, _ in storage.waiters.didStartWaiting = { _ in first.yield("waiting") } }
+        let sender = Task.detached { () -> (Bool?, (any Error)?) in
             withUnsafeCurrentTask { $0?.cancel() }
             // Room: placed, as `place` would (cancellation is checked only when the sender must wait).
             let withRoom = try? await mailbox.send(1)
+            defer { first.yield("finished") }
             do {
                 _ = try await mailbox.send(2)
                 return (withRoom, nil)
             } catch {
                 return (withRoom, error)
             }
-        }.value
+        }
+        var firstEvent: String?
+        for await event in firsts {
+            firstEvent = event
+            break
+        }
+        #expect(firstEvent == "finished", "a cancelled task must not start waiting")
+        if firstEvent == "waiting" { _ = mailbox.takeAll() }  // let the broken sender end
+        let (withRoom, whenFull) = await sender.value
         #expect(withRoom == true)
         #expect(whenFull is CancellationError)
         #expect(mailbox.counts == MailboxCounts(accepted: 1, rejected: 1))
@@ -175,7 +200,7 @@ struct BoundedMailboxSendTests {
         #expect(mailbox.take() == 0)
         sender.cancel()
         producers.release()
-        #expect(try await sender.value)
+        #expect(try await outcome(of: sender).get())
         #expect(mailbox.takeAll() == [1])
         #expect(mailbox.counts == MailboxCounts(accepted: 2, delivered: 2))
     }
@@ -193,7 +218,7 @@ struct BoundedMailboxSendTests {
         loop.stop()
         loop.runUntilIdle()
         for sender in senders {
-            await #expect(throws: LoopStopped.self) { try await sender.value }
+            await #expect(throws: LoopStopped.self) { try await outcome(of: sender).get() }
         }
         #expect(mailbox.counts == MailboxCounts(accepted: 1, rejected: 3))
         // Later: a send that would wait throws at once; one that fits is placed, as `place` would.
@@ -224,14 +249,19 @@ struct BoundedMailboxSendTests {
                 for value in mailbox.takeAll() { order.receive(producer: value >> 32, sequence: value & 0xFFFF_FFFF) }
             }
             let finished = _Locked(0)
-            for producer in 0..<4 {
+            let producers = (0..<4).map { producer in
                 Task.detached {
                     for sequence in 0..<100_000 { try await mailbox.send(producer << 32 | sequence) }
                     finished.withLock { $0 += 1 }
                 }
             }
-            let done = await loop.run(until: { finished.withLock { $0 } == 4 }, attempts: 50_000_000)
-            #expect(done, "round \(round)")
+            // Stepping the loop until the producers are done; at the time limit (a broken mailbox), stop and fail.
+            let done = await withTaskCancellationHandler {
+                await loop.run(until: { finished.withLock { $0 } == 4 || Task.isCancelled }, attempts: 50_000_000)
+            } onCancel: {
+                for producer in producers { producer.cancel() }
+            }
+            #expect(done && !Task.isCancelled, "round \(round)")
             loop.runUntilIdle()
             let counts = mailbox.counts
             #expect(counts == MailboxCounts(accepted: 400_000, delivered: 400_000), "round \(round)")
