@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         // `ServiceContext`, for the tracing group.
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // `AsyncChannel`, the peer of the `.suspend` mailbox in the waiting-producers group.
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
     ],
     targets: [
         .executableTarget(
@@ -34,6 +36,7 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // `DispatchQueue` as an OpenCombine scheduler, for the subject peer's `receive(on:)`.
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 "CLoopFloor",
             ],
             path: "Benchmarks/MainlineBenchmarks",

@@ -136,4 +136,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // 14. Awaiting work on the loop from a task: `run` against a hand-written continuation (AwaitBenchmarks.swift).
     registerAwaitBenchmarks()
+
+    // 15. Producers that wait: a `.suspend` mailbox against AsyncChannel and a bounded AsyncStream
+    //     (WaitingProducersBenchmarks.swift).
+    registerWaitingProducersBenchmarks()
 }

@@ -1,11 +1,11 @@
 import MainlineLoop
 
 /// A thread-safe first-in, first-out mailbox of fixed capacity: producers on any thread place values, the loop
-/// takes them in order; when it is full, an ``OverflowPolicy`` decides, and every value dropped or rejected is
-/// counted.
+/// takes them in order; when it is full, an ``OverflowPolicy`` decides — drop, refuse, or make the producer wait —
+/// and every value dropped or rejected is counted.
 ///
-/// ``place(_:)`` and ``counts`` are thread-safe; ``take()``, ``takeAll()`` and ``event`` belong to the consumer,
-/// on the main actor.
+/// ``place(_:)``, ``send(_:)`` and ``counts`` are thread-safe; ``take()``, ``takeAll()`` and ``event`` belong to the
+/// consumer, on the main actor.
 ///
 /// ```swift
 /// let jobs = BoundedMailbox<Job>(capacity: 1_000, overflow: .reject)
@@ -20,8 +20,24 @@ import MainlineLoop
 ///
 /// Values from one producer are delivered in the order it placed them (with `.dropOldest`, minus the dropped
 /// ones). Placing never blocks (beyond a short critical section) and wakes the loop at most once per delivery.
+///
+/// With ``OverflowPolicy/suspend`` producers in tasks wait for room instead of losing values — backpressure from the
+/// loop to its producers:
+///
+/// ```swift
+/// let rows = BoundedMailbox<Row>(capacity: 256, overflow: .suspend)
+/// var token: SimpleEventToken?
+/// rows.event.addObserver(&token) { _ in
+///     for row in rows.takeAll() { table.insert(row) }   // frees room: the oldest waiting senders resume
+/// }
+///
+/// // In any task:
+/// for try await row in database.rows(query) {
+///     try await rows.send(row)   // waits while the loop is 256 rows behind
+/// }
+/// ```
 public final class BoundedMailbox<Value: Sendable>: Sendable {
-    /// What ``place(_:)`` does when the mailbox is full.
+    /// What ``place(_:)`` and ``send(_:)`` do when the mailbox is full.
     public enum OverflowPolicy: Sendable, Hashable {
         /// Keep what is waiting; the new value is accepted and dropped at once (`place` returns `true`).
         case dropNewest
@@ -29,13 +45,33 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         case dropOldest
         /// Refuse the new value: `place` returns `false` and the producer decides what to do.
         case reject
+        /// Make the producer wait: ``BoundedMailbox/send(_:)`` suspends until the loop has taken enough values for
+        /// this one to fit, then returns; senders resume in the order they started waiting, and a new value never
+        /// overtakes a waiting one. ``BoundedMailbox/place(_:)``, which cannot wait, behaves as ``reject`` when the
+        /// mailbox is full (it returns `false`; the refusal is counted in ``MailboxCounts/rejected``).
+        ///
+        /// A waiting sender ends in one of three ways: the loop frees room (its value is accepted; `send` returns),
+        /// its task is cancelled (`send` throws `CancellationError`; the value is not accepted, never delivered, and
+        /// counted as rejected), or the mailbox's loop stops (`send` throws `LoopStopped`, likewise). So no sender
+        /// waits forever on a loop that is gone. The loop never waits for a producer: taking a value moves the
+        /// oldest waiter's value into the freed slot and resumes its task, under one short critical section.
+        ///
+        /// - Note: Only a loop built on Mainline's core (`MainLoop`, `TestLoop`) tells the mailbox that it stopped;
+        ///   on another ``Loop`` a sender waits until it is cancelled or given room. A waiting sender keeps the
+        ///   mailbox alive (it is the receiver of `send`), so a mailbox is never freed while a sender waits.
+        case suspend
     }
 
     /// How many values can wait at once.
     public let capacity: Int
     /// What happens to a value placed while the mailbox is full.
     public let overflowPolicy: OverflowPolicy
-    @usableFromInline let store: _MailboxStore<_Ring<Value>>
+    @usableFromInline let store: _MailboxStore<_BoundedStorage<Value>>
+    /// The loop, for withdrawing ``shutdownHook`` when the mailbox is freed.
+    private let loop: any Loop
+    /// `.suspend` on a core loop: fails the waiting senders when the loop stops. Created and cancelled on the main
+    /// actor (`ShutdownRegistration` is main-actor isolated, hence `Sendable`).
+    private let shutdownHook: ShutdownRegistration?
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -60,7 +96,26 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         }
         self.capacity = max(capacity, 1)
         self.overflowPolicy = overflow
-        store = _MailboxStore(_Ring(capacity: self.capacity), loop: loop, name: name)
+        self.loop = loop
+        let store = _MailboxStore(_BoundedStorage<Value>(capacity: self.capacity), loop: loop, name: name)
+        self.store = store
+        if overflow == .suspend, let loop = loop as? any _CoreOwningLoop {
+            if loop.core.isShutDown {
+                store.withLock { storage, _ in storage.waiters.isClosed = true }
+                shutdownHook = nil
+            } else {
+                // Weak: the hook must not keep a freed mailbox's store alive until the loop stops.
+                shutdownHook = loop.core.onShutdown { [weak store] in store?.closeWaiters() }
+            }
+        } else {
+            shutdownHook = nil
+        }
+    }
+
+    deinit {
+        // Withdraw the hook on the loop (a registration is main-actor isolated); refused once the loop has stopped,
+        // when the hooks have run anyway.
+        if let shutdownHook { _ = loop.post { shutdownHook.cancel() } }
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``takeAll()`` (or ``take()``) in the observer.
@@ -69,16 +124,18 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     /// Places `value` at the end, applying the overflow policy when the mailbox is full. Thread-safe; never blocks.
     ///
     /// - Parameter value: The value.
-    /// - Returns: `false` only when the policy is ``OverflowPolicy/reject`` and the mailbox is full: the value was
-    ///   not taken, and the producer still has it. `true` otherwise (the value waits, or was dropped and counted).
+    /// - Returns: `false` only when the mailbox is full and the policy is ``OverflowPolicy/reject`` or
+    ///   ``OverflowPolicy/suspend`` (`place` cannot wait; use ``send(_:)`` to wait): the value was not taken, and the
+    ///   producer still has it. `true` otherwise (the value waits, or was dropped and counted).
     @discardableResult
     @inlinable
     public func place(_ value: Value) -> Bool {
         let policy = overflowPolicy
-        return store.place { ring, counts in
-            if ring.isFull {
+        return store.place { storage, counts in
+            if storage.ring.isFull {
                 switch policy {
-                case .reject:
+                case .reject, .suspend:
+                    // `.suspend`: senders may be waiting (only while the ring is full); refusing keeps them first.
                     counts.rejected += 1
                     return false
                 case .dropNewest:
@@ -86,38 +143,56 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
                     counts.dropped += 1
                     return true
                 case .dropOldest:
-                    _ = ring.popFirst()
+                    _ = storage.ring.popFirst()
                     counts.dropped += 1
                 }
             }
-            ring.append(value)
+            storage.ring.append(value)
             counts.accepted += 1
             return true
         }
     }
 
-    /// Takes the oldest waiting value.
+    /// Takes the oldest waiting value. Must be called on the main actor.
+    ///
+    /// With ``OverflowPolicy/suspend``, the freed slot goes at once to the oldest waiting sender: its value is
+    /// appended (and counted as accepted), its task resumes, and ``event`` is triggered for the value that arrived.
+    /// The consumer never waits for the sender to run.
     ///
     /// - Returns: The value, or `nil` when nothing waits.
     @inlinable
     @MainActor public func take() -> Value? {
-        store.withLock { ring, counts in
-            guard let value = ring.popFirst() else { return nil }
+        let (value, resumed) = store.withLock { storage, counts -> (Value?, CheckedContinuation<Void, any Error>?) in
+            guard let value = storage.ring.popFirst() else { return (nil, nil) }
             counts.delivered += 1
-            return value
+            return (value, storage.handOneSlot(counts: &counts))
         }
+        if let resumed {
+            store.event.trigger()
+            resumed.resume()
+        }
+        return value
     }
 
-    /// Takes every waiting value, oldest first.
+    /// Takes every waiting value, oldest first. Must be called on the main actor.
+    ///
+    /// With ``OverflowPolicy/suspend``, the freed slots go at once to the oldest waiting senders, as with ``take()``;
+    /// their values are not in the returned array but wait for the next delivery of ``event``.
     ///
     /// - Returns: The values; empty when nothing waits.
+    /// - Complexity: O(*n* + *w*), *n* the values taken and *w* the senders given room.
     @inlinable
     @MainActor public func takeAll() -> [Value] {
-        store.withLock { ring, counts in
-            let values = ring.removeAll()
+        let (values, resumed) = store.withLock { storage, counts in
+            let values = storage.ring.removeAll()
             counts.delivered += values.count
-            return values
+            return (values, storage.handRoom(counts: &counts))
         }
+        if !resumed.isEmpty {
+            store.event.trigger()
+            for continuation in resumed { continuation.resume() }
+        }
+        return values
     }
 
     /// The name its drops are reported under (see ``init(capacity:overflow:loop:name:)``), if any. Thread-safe.
