@@ -152,7 +152,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineViewModelsTests",
-            dependencies: ["MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting"]
+            dependencies: [
+                "MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting",
+            ]
         ),
         .testTarget(
             name: "MainlineCoordinatorsTests",

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 //
 // Mainline's example programs: a package of their own, depending on the root by path, so that the library keeps
 // libuv as its only system dependency and never builds SwiftNIO. Run one with
@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // order-desk's HTTP server. Without its default traits: they pull in swift-configuration, which it doesn't use.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         // The README's first command: a loop that owns the main thread, ticks and stops on Ctrl-C.
@@ -55,6 +57,19 @@ let package = Package(
             ],
             path: "pubsub-server"
         ),
+        // An HTTP service (Hummingbird 2) whose state lives on the main loop: async Swift to the loop and back.
+        .executableTarget(
+            name: "order-desk",
+            dependencies: [
+                .product(name: "Mainline", package: "Mainline"),
+                .product(name: "MainlineServiceLifecycle", package: "Mainline"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "order-desk"
+        ),
         // A live terminal table of worker jobs from a data source tree, redrawn by replaying change sets.
         .executableTarget(
             name: "dashboard",
@@ -72,7 +87,7 @@ let package = Package(
                 // The examples run as child processes (`ChildProcess`); not API, Mainline's own test support.
                 .product(name: "_MainlineTestSupport", package: "Mainline"),
                 // Built, not imported (except dashboard's table renderer): the tests run them as users do.
-                "hello-loop", "sign-up", "pubsub-server", "dashboard",
+                "hello-loop", "sign-up", "pubsub-server", "dashboard", "order-desk",
             ],
             path: "Tests/ExamplesTests"
         ),

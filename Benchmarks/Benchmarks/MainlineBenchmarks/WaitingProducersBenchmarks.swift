@@ -58,7 +58,8 @@ func registerWaitingProducersBenchmarks() {
                 let start = ContinuousClock.now
                 try await workload.run(producers: producers, perProducer: perProducer)
                 let elapsed = ContinuousClock.now - start
-                let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+                let nanoseconds =
+                    elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
                 benchmark.measurement(nsPerValue, Int(nanoseconds) / (perProducer * producers))
             } setup: {
                 await WaitingWorkload.make(peer)
@@ -92,7 +93,9 @@ final class WaitingWorkload: Sendable {
         self.peer = peer
         mailbox = peer == .mailbox ? BoundedMailbox(capacity: waitingCapacity, overflow: .suspend) : nil
         channel = peer == .channel ? AsyncChannel() : nil
-        stream = peer == .stream ? AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingOldest(waitingCapacity)) : nil
+        stream =
+            peer == .stream
+            ? AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingOldest(waitingCapacity)) : nil
         gate = peer == .stream ? RoomGate(permits: waitingCapacity) : nil
     }
 
@@ -157,7 +160,9 @@ final class WaitingWorkload: Sendable {
 /// the benchmark task; the lock orders them, whichever comes first.
 final class WaitingConsumer: Sendable {
     static let endMarker = -1
-    private let state = BenchLocked<(received: Int, ended: Bool, end: CheckedContinuation<Void, Never>?)>((0, false, nil))
+    private let state = BenchLocked<(received: Int, ended: Bool, end: CheckedContinuation<Void, Never>?)>(
+        (0, false, nil)
+    )
 
     /// Returns once the end marker has arrived (since the last call).
     func waitForEnd() async {

@@ -1,7 +1,8 @@
-@testable import MainlineEvents
 import MainlineLoop
 import MainlineTesting
 import Testing
+
+@testable import MainlineEvents
 
 /// `notifications` on every `SimpleEventObservable`: one element per delivery as an observer sees it, at most one
 /// pending, finishing when the event is freed or the task is cancelled.

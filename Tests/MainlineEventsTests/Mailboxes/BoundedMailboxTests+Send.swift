@@ -22,7 +22,11 @@ struct BoundedMailboxSendTests {
     /// What `sender` returned or threw. If the test is cancelled meanwhile (its time limit), the sender is cancelled
     /// too, so that a sender a broken mailbox left waiting ends the test instead of hanging the run.
     func outcome(of sender: Task<Bool, any Error>) async -> Result<Bool, any Error> {
-        await withTaskCancellationHandler { await sender.result } onCancel: { sender.cancel() }
+        await withTaskCancellationHandler {
+            await sender.result
+        } onCancel: {
+            sender.cancel()
+        }
     }
 
     @Test func sendPlacesAtOnceWhileThereIsRoom() async throws {

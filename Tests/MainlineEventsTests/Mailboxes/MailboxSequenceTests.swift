@@ -1,7 +1,8 @@
-@testable import MainlineEvents
 import MainlineLoop
 import MainlineTesting
 import Testing
+
+@testable import MainlineEvents
 
 /// `values` on `BoundedMailbox` and `LatestMailbox`, `batches` on `KeyedMailbox`: pulled with `take()`/`takeAll()`,
 /// buffering nothing, finishing when the mailbox is freed or the task is cancelled.
@@ -162,7 +163,9 @@ struct MailboxSequenceTests {
         }
         for value in 1...50 { mailbox.place(value) }
         let done = _Locked(false)
-        let watcher = Task.detached { _ = await task.value; done.withLock { $0 = true } }
+        let watcher = Task.detached {
+            _ = await task.value; done.withLock { $0 = true }
+        }
         let finished = await loop.run(until: { done.withLock { $0 } })
         task.cancel()  // so that a failure ends the test instead of hanging it
         #expect(finished)

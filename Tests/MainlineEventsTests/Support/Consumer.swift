@@ -15,7 +15,8 @@ final class Consumer<Element: Sendable> {
 
     /// Starts iterating `sequence`; stops after `limit` elements, so a sequence that never suspends (a bug) fails a
     /// test instead of hanging it.
-    init<S: AsyncSequence & Sendable>(_ sequence: S, limit: Int = 1_000) where S.Element == Element, S.Failure == Never {
+    init<S: AsyncSequence & Sendable>(_ sequence: S, limit: Int = 1_000)
+    where S.Element == Element, S.Failure == Never {
         task = Task { @MainActor in
             self.started = true
             for await element in sequence {
