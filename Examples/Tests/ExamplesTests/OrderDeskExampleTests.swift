@@ -12,26 +12,11 @@ import Glibc
 struct OrderDeskExampleTests {
     /// A running `order-desk`.
     final class Server: Sendable {
-        let process: ChildProcess
-        let port: Int
+        let server: ServerProcess
+        var port: Int { server.port }
 
         init(arguments: [String] = []) throws {
-            var environment = ProcessInfo.processInfo.environment
-            environment["SWIFT_BACKTRACE"] = "enable=no"
-            process = try ChildProcess(
-                ChildProcess.builtProduct("order-desk"),
-                ["--port", "0"] + arguments,
-                environment: environment,
-                standardOutput: .capture,
-                standardError: .capture
-            )
-            // "order-desk listening on 127.0.0.1:PORT" once it accepts connections.
-            let ready = process.nextOutputLine() ?? ""
-            guard let port = ready.split(separator: ":").last.flatMap({ Int($0) }), ready.contains("listening") else {
-                process.send(SIGKILL)
-                throw LineClient.Failure(description: "the server did not start: \(ready)")
-            }
-            self.port = port
+            server = try ServerProcess("order-desk", arguments: arguments)
         }
 
         /// Sends one HTTP/1.1 request on a connection of its own and returns the status code and the body.
@@ -57,8 +42,7 @@ struct OrderDeskExampleTests {
 
         /// Stops the server with SIGTERM and returns how it ended.
         func terminate() async -> ChildProcess.Result {
-            process.send(SIGTERM)
-            return await process.finish()
+            await server.terminate()
         }
     }
 

@@ -11,26 +11,12 @@ import Glibc
 struct PubSubServerTests {
     /// A running `pubsub-server`.
     final class Server: Sendable {
-        let process: ChildProcess
-        let port: Int
+        let server: ServerProcess
+        var process: ChildProcess { server.process }
+        var port: Int { server.port }
 
         init(arguments: [String] = []) throws {
-            var environment = ProcessInfo.processInfo.environment
-            environment["SWIFT_BACKTRACE"] = "enable=no"
-            process = try ChildProcess(
-                ChildProcess.builtProduct("pubsub-server"),
-                ["--port", "0"] + arguments,
-                environment: environment,
-                standardOutput: .capture,
-                standardError: .capture
-            )
-            // "pubsub-server: listening on 127.0.0.1:PORT" once it accepts connections.
-            let ready = process.nextOutputLine() ?? ""
-            guard let port = ready.split(separator: ":").last.flatMap({ Int($0) }), ready.contains("listening") else {
-                process.send(SIGKILL)
-                throw LineClient.Failure(description: "the server did not start: \(ready)")
-            }
-            self.port = port
+            server = try ServerProcess("pubsub-server", arguments: arguments)
         }
 
         /// A new client, connected (the server may not have registered it yet: a command's reply says it has).
@@ -47,8 +33,7 @@ struct PubSubServerTests {
 
         /// Stops the server with SIGTERM and returns how it ended.
         func terminate() async -> ChildProcess.Result {
-            process.send(SIGTERM)
-            return await process.finish()
+            await server.terminate()
         }
     }
 

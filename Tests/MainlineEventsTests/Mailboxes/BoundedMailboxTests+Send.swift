@@ -21,6 +21,22 @@ struct BoundedMailboxSendTests {
 
     /// What `sender` returned or threw. If the test is cancelled meanwhile (its time limit), the sender is cancelled
     /// too, so that a sender a broken mailbox left waiting ends the test instead of hanging the run.
+    /// Starts one sender per value, each in a detached task (preferring `executor` when given), and returns once each
+    /// of them waits, in the order of `values`.
+    func startWaitingSenders(
+        _ values: ClosedRange<Int>,
+        into mailbox: BoundedMailbox<Int>,
+        waiting: WaitingSenders,
+        on executor: (any TaskExecutor)? = nil
+    ) async -> [Task<Bool, any Error>] {
+        var senders: [Task<Bool, any Error>] = []
+        for value in values {
+            senders.append(Task.detached(executorPreference: executor) { try await mailbox.send(value) })
+            await waiting.until(value)
+        }
+        return senders
+    }
+
     func outcome(of sender: Task<Bool, any Error>) async -> Result<Bool, any Error> {
         await withTaskCancellationHandler {
             await sender.result
@@ -70,11 +86,7 @@ struct BoundedMailboxSendTests {
         let waiting = WaitingSenders()
         let mailbox = suspendMailbox(capacity: 1, loop: loop, waiting: waiting)
         #expect(mailbox.place(0))
-        var senders: [Task<Bool, any Error>] = []
-        for value in 1...5 {
-            senders.append(Task.detached { try await mailbox.send(value) })
-            await waiting.until(value)
-        }
+        var senders = await startWaitingSenders(1...5, into: mailbox, waiting: waiting)
         #expect(!mailbox.place(99), "place never overtakes a waiting sender")
         senders.append(Task.detached { try await mailbox.send(6) })
         await waiting.until(6)
@@ -117,11 +129,7 @@ struct BoundedMailboxSendTests {
         let mailbox = suspendMailbox(capacity: 1, loop: loop, waiting: waiting)
         let producers = HeldExecutor()
         #expect(mailbox.place(0))
-        var senders: [Task<Bool, any Error>] = []
-        for value in 1...3 {
-            senders.append(Task.detached(executorPreference: producers) { try await mailbox.send(value) })
-            await waiting.until(value)
-        }
+        let senders = await startWaitingSenders(1...3, into: mailbox, waiting: waiting, on: producers)
         await producers.hold()
         var taken: [Int] = []
         while let value = mailbox.take() { taken.append(value) }
@@ -142,11 +150,7 @@ struct BoundedMailboxSendTests {
         let waiting = WaitingSenders()
         let mailbox = suspendMailbox(capacity: 1, loop: loop, waiting: waiting)
         #expect(mailbox.place(0))
-        var senders: [Task<Bool, any Error>] = []
-        for value in 1...3 {
-            senders.append(Task.detached { try await mailbox.send(value) })
-            await waiting.until(value)
-        }
+        let senders = await startWaitingSenders(1...3, into: mailbox, waiting: waiting)
         // `cancel()` runs the sender's cancellation handler before it returns: the sender has left the queue now.
         senders[1].cancel()
         #expect(mailbox.counts == MailboxCounts(accepted: 1, rejected: 1, waiting: 2))
@@ -214,11 +218,7 @@ struct BoundedMailboxSendTests {
         let waiting = WaitingSenders()
         let mailbox = suspendMailbox(capacity: 1, loop: loop, waiting: waiting)
         #expect(mailbox.place(0))
-        var senders: [Task<Bool, any Error>] = []
-        for value in 1...3 {
-            senders.append(Task.detached { try await mailbox.send(value) })
-            await waiting.until(value)
-        }
+        let senders = await startWaitingSenders(1...3, into: mailbox, waiting: waiting)
         loop.stop()
         await loop.runUntilIdle()
         for sender in senders {
