@@ -22,7 +22,7 @@ extension TestLoop {
     /// notice.
     ///
     /// - Parameter maxIterations: A guard against code that never lets the loop go idle, as in the synchronous
-    ///   ``runUntilIdle(maxIterations:)``; it bounds the iterations and the main-actor rounds alike. Reaching it is
+    ///   `runUntilIdle(maxIterations:)`; it bounds the iterations and the main-actor rounds alike. Reaching it is
     ///   reported to `Diagnostics` as `.loopNeverIdle`.
     /// - Returns: How many loop iterations ran.
     @discardableResult
@@ -58,15 +58,15 @@ extension TestLoop {
     ///
     /// A task sleeping on ``clock`` in a loop (`while true { try await Task.sleep(for: .seconds(1), clock: loop.clock) }`)
     /// runs once per second of the span, at exactly the virtual times it asked for, and ``now`` reads each deadline
-    /// while it runs. See ``runUntilIdle(maxIterations:)`` (async) for what is waited for.
+    /// while it runs. See `runUntilIdle(maxIterations:)` (async) for what is waited for.
     ///
-    /// - Parameter duration: How far to move; a negative duration is misuse (see ``advance(to:)``).
+    /// - Parameter duration: How far to move; a negative duration is misuse (see `advance(to:)`).
     public func advance(by duration: Duration) async {
         await advance(to: now + duration)
     }
 
     /// Moves virtual time forward to `instant`, running everything that becomes due on the way and waiting, at every
-    /// deadline, for the tasks it woke (see ``advance(by:)``, async).
+    /// deadline, for the tasks it woke (see `advance(by:)`, async).
     ///
     /// - Parameter instant: The target time. An instant before ``now`` is reported to `Diagnostics` as
     ///   `.timeTravel`, and time stays where it is (what is due now still runs).

@@ -11,8 +11,8 @@ import MainlineLoop
 ///
 /// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle, and — if
 ///   nothing is left due now — idle bodies (``whenIdle(_:)``).
-/// - ``runUntilIdle(maxIterations:)`` runs iterations until nothing is left to do *now*.
-/// - ``advance(by:)`` / ``advance(to:)`` run everything due up to a time, setting ``now`` to each timer's
+/// - `runUntilIdle(maxIterations:)` runs iterations until nothing is left to do *now*.
+/// - `advance(by:)` / `advance(to:)` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.
 /// - ``simulateBusy(for:)`` moves time without running anything, as a long callback would on a real loop.
 /// - In `async` code, `await loop.advance(by:)`, `advance(to:)` and `runUntilIdle()` also wait for the tasks a step
@@ -68,8 +68,8 @@ public final class TestLoop: Loop {
 
     /// The loop's virtual time as a Swift `Clock`. Thread-safe.
     ///
-    /// Its ``LoopClock/now`` is ``now``; a task sleeping on it (`Task.sleep(for:clock:)`, `clock.sleep(for:)`)
-    /// resumes when ``advance(by:)`` or ``advance(to:)`` reaches its deadline, never in real time. From a test, step
+    /// Its `LoopClock.now` is ``now``; a task sleeping on it (`Task.sleep(for:clock:)`, `clock.sleep(for:)`)
+    /// resumes when `advance(by:)` or `advance(to:)` reaches its deadline, never in real time. From a test, step
     /// with the `async` forms (`await loop.advance(by:)`), which also wait for the woken tasks to run until they wait
     /// on the loop again — see <doc:VirtualTimeForAsyncCode>.
     public nonisolated var clock: LoopClock {
@@ -228,9 +228,9 @@ public final class TestLoop: Loop {
     ///
     /// Thread-safe. A step's idle phase comes after its timers, posts and settle, and runs only when no post is
     /// waiting, nothing is pending for settle and no timer is due at ``now``. A registration from outside the loop's
-    /// callbacks (the test itself, another thread) counts as work due now, so ``runUntilIdle(maxIterations:)`` and
-    /// ``advance(by:)`` run it; one made by a callback runs in the idle phase of the step it ran in, and one made by
-    /// an idle body waits for the next step that runs for another reason — so ``runUntilIdle(maxIterations:)`` ends
+    /// callbacks (the test itself, another thread) counts as work due now, so `runUntilIdle(maxIterations:)` and
+    /// `advance(by:)` run it; one made by a callback runs in the idle phase of the step it ran in, and one made by
+    /// an idle body waits for the next step that runs for another reason — so `runUntilIdle(maxIterations:)` ends
     /// even with a body that re-registers itself.
     ///
     /// - Parameter body: The work to run when the loop is idle.
@@ -289,7 +289,7 @@ public final class TestLoop: Loop {
         runIterationsUntilIdle(maxIterations: maxIterations)
     }
 
-    /// ``runUntilIdle(maxIterations:)``, under a name the `async` stepping can call (in an `async` context the
+    /// `runUntilIdle(maxIterations:)`, under a name the `async` stepping can call (in an `async` context the
     /// `async` overload would be chosen).
     @discardableResult
     func runIterationsUntilIdle(maxIterations: Int = 10_000) -> Int {
@@ -329,7 +329,7 @@ public final class TestLoop: Loop {
 
     /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
     ///
-    /// - Parameter duration: How far to move; a negative duration is misuse (see ``advance(to:)``).
+    /// - Parameter duration: How far to move; a negative duration is misuse (see `advance(to:)`).
     public func advance(by duration: Duration) {
         advance(to: now + duration)
     }

@@ -57,7 +57,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         /// oldest waiter's value into the freed slot and resumes its task, under one short critical section.
         ///
         /// - Note: Only a loop built on Mainline's core (`MainLoop`, `TestLoop`) tells the mailbox that it stopped;
-        ///   on another ``Loop`` a sender waits until it is cancelled or given room. A waiting sender keeps the
+        ///   on another `Loop` a sender waits until it is cancelled or given room. A waiting sender keeps the
         ///   mailbox alive (it is the receiver of `send`), so a mailbox is never freed while a sender waits.
         case suspend
     }
