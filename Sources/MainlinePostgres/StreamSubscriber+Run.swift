@@ -1,0 +1,173 @@
+#if Postgres
+import CoreMetrics
+import Logging
+import PostgresNIO
+
+extension StreamSubscriber {
+    /// Connects, listens and reads until the calling task is cancelled, reconnecting whenever the connection ends,
+    /// fails or stops answering. Call it once, from any task (a service's `run()`).
+    ///
+    /// Connection failures are logged and retried, never thrown: a database that is down is waited for.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled (the connection is closed first).
+    public func run() async throws {
+        let alreadyRunning = registry.withLock { registry in
+            defer { registry.isRunning = true }
+            return registry.isRunning
+        }
+        precondition(!alreadyRunning, "StreamSubscriber.run() was called while it was already running; call it once.")
+        defer { registry.withLock { $0.isRunning = false } }
+
+        var delay = options.initialReconnectDelay
+        var connectionID = 0
+        while !Task.isCancelled {
+            connectionID += 1
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration,
+                    id: connectionID,
+                    logger: logger
+                )
+                do {
+                    try await listen(on: connection) {
+                        // LISTEN is in place: whatever commits from now on is hinted, so read everything once now.
+                        delay = self.options.initialReconnectDelay
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+            } catch {
+                registry.withLock { registry in
+                    registry.counts.connectionFailures += 1
+                    registry.counts.isConnected = false
+                }
+                if Task.isCancelled { break }
+                Counter(label: "mainline_stream_reconnects").increment()
+                logger.warning(
+                    "stream subscriber: listening connection failed; reconnecting",
+                    metadata: ["error": "\(error)", "delay": "\(delay)"]
+                )
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, options.maximumReconnectDelay)
+        }
+        throw CancellationError()
+    }
+
+    /// One connection's life: `LISTEN`, then hints, reads and health checks side by side until one of them fails.
+    /// Always ends by throwing.
+    private func listen(on connection: PostgresConnection, listening: () -> Void) async throws {
+        try await schema.create(on: connection, logger: logger)
+        try await connection.listen(on: schema.channel) { hints in
+            registry.withLock { registry in
+                registry.counts.connections += 1
+                registry.counts.isConnected = true
+            }
+            listening()
+            logger.debug("stream subscriber: listening", metadata: ["channel": "\(schema.channel)"])
+            markDue { _ in true }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for try await hint in hints { self.receive(hint: hint.payload) }
+                    throw StreamError.connectionEnded
+                }
+                group.addTask { try await self.read(on: connection) }
+                group.addTask { try await self.checkHealth(of: connection) }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: self.options.pollInterval)
+                        self.markDue { _ in true }
+                    }
+                }
+                do {
+                    try await group.next()
+                    throw CancellationError()  // only the reader returns, when cancelled
+                } catch {
+                    // Closing fails every query still waiting on the connection, so the other tasks end too.
+                    try? await connection.close()
+                    group.cancelAll()
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Handles one hint: `"<sequence> <stream>"`.
+    func receive(hint payload: String) {
+        guard let space = payload.firstIndex(of: " "), let sequence = Int64(payload[..<space]),
+            case let stream = String(payload[payload.index(after: space)...]), !stream.isEmpty
+        else {
+            registry.withLock { $0.counts.malformedHints += 1 }
+            Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "malformed_hint")]).increment()
+            logger.warning(
+                "stream subscriber: skipped a hint",
+                metadata: ["error": "\(StreamError.malformedHint(payload: payload))"]
+            )
+            return
+        }
+        let known = registry.withLock { registry in
+            var known = false
+            for (id, subscription) in registry.subscriptions where subscription.stream == stream {
+                known = true
+                // A hint for what the subscription already has needs no read.
+                if (subscription.lastSequence ?? .min) < sequence { registry.due.insert(id) }
+            }
+            if !known { registry.counts.unknownStreamHints += 1 }
+            return known
+        }
+        if known {
+            wakeContinuation.yield()
+        } else {
+            Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "unknown_stream_hint")]).increment()
+            logger.debug(
+                "stream subscriber: skipped a hint for a stream no subscription reads",
+                metadata: ["stream": "\(stream)", "sequence": "\(sequence)"]
+            )
+        }
+    }
+
+    /// Sends `SELECT 1` every health-check interval; throws when one fails or takes longer than the timeout.
+    private func checkHealth(of connection: PostgresConnection) async throws {
+        while true {
+            try await Task.sleep(for: options.healthCheckInterval)
+            let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await connection.query("SELECT 1", logger: self.logger)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: self.options.healthCheckTimeout)
+                    return false
+                }
+                let first = try await group.next() ?? false
+                if !first { try? await connection.close() }  // fails the query, so the group can end
+                group.cancelAll()
+                return first
+            }
+            if !answered { throw StreamError.connectionUnresponsive(timeout: options.healthCheckTimeout) }
+        }
+    }
+
+    /// Reads every due subscription's stream, then waits for a wake-up; returns only when cancelled.
+    private func read(on connection: PostgresConnection) async throws {
+        var wakeUps = wakes.makeAsyncIterator()
+        while !Task.isCancelled {
+            let due = registry.withLock { registry in
+                defer { registry.due.removeAll() }
+                return registry.due.compactMap { registry.subscriptions[$0] }
+            }
+            var refused: [StreamSubscription] = []
+            for subscription in due.sorted(by: { $0.id < $1.id }) where !subscription.isCancelled {
+                if try await catchUp(subscription, on: connection) == .refused { refused.append(subscription) }
+            }
+            if !refused.isEmpty {
+                try await Task.sleep(for: options.retryInterval)
+                registry.withLock { registry in for subscription in refused { registry.due.insert(subscription.id) } }
+                continue
+            }
+            guard await wakeUps.next() != nil else { return }
+        }
+    }
+}
+#endif
