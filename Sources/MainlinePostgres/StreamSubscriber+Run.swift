@@ -46,7 +46,7 @@ extension StreamSubscriber {
                 Counter(label: "mainline_stream_reconnects").increment()
                 logger.warning(
                     "stream subscriber: listening connection failed; reconnecting",
-                    metadata: ["error": "\(error)", "delay": "\(delay)"]
+                    metadata: ["error": "\(describe(error))", "delay": "\(delay)"]
                 )
             }
             try? await Task.sleep(for: delay)
@@ -59,10 +59,16 @@ extension StreamSubscriber {
     /// Always ends by throwing.
     private func listen(on connection: PostgresConnection, listening: () -> Void) async throws {
         try await schema.create(on: connection, logger: logger)
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        defer {
+            wake.finish()
+            registry.withLock { $0.wake = nil }
+        }
         try await connection.listen(on: schema.channel) { hints in
             registry.withLock { registry in
                 registry.counts.connections += 1
                 registry.counts.isConnected = true
+                registry.wake = wake
             }
             listening()
             logger.debug("stream subscriber: listening", metadata: ["channel": "\(schema.channel)"])
@@ -72,7 +78,7 @@ extension StreamSubscriber {
                     for try await hint in hints { self.receive(hint: hint.payload) }
                     throw StreamError.connectionEnded
                 }
-                group.addTask { try await self.read(on: connection) }
+                group.addTask { try await self.read(on: connection, wakes: wakes) }
                 group.addTask { try await self.checkHealth(of: connection) }
                 group.addTask {
                     while true {
@@ -91,6 +97,17 @@ extension StreamSubscriber {
                 }
             }
         }
+    }
+
+    /// A description of `error` for the log. `PSQLError`'s own hides everything (bound values may be secret); its
+    /// code and the server's message and SQL state are what an operator needs.
+    func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        var parts = ["PSQLError \(error.code)"]
+        if let message = error.serverInfo?[.message] { parts.append(message) }
+        if let state = error.serverInfo?[.sqlState] { parts.append("SQLSTATE \(state)") }
+        if let underlying = error.underlying { parts.append("\(underlying)") }
+        return parts.joined(separator: ": ")
     }
 
     /// Handles one hint: `"<sequence> <stream>"`.
@@ -113,12 +130,10 @@ extension StreamSubscriber {
                 // A hint for what the subscription already has needs no read.
                 if (subscription.lastSequence ?? .min) < sequence { registry.due.insert(id) }
             }
-            if !known { registry.counts.unknownStreamHints += 1 }
+            if known { registry.wake?.yield() } else { registry.counts.unknownStreamHints += 1 }
             return known
         }
-        if known {
-            wakeContinuation.yield()
-        } else {
+        if !known {
             Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "unknown_stream_hint")]).increment()
             logger.debug(
                 "stream subscriber: skipped a hint for a stream no subscription reads",
@@ -141,7 +156,13 @@ extension StreamSubscriber {
                     return false
                 }
                 let first = try await group.next() ?? false
-                if !first { try? await connection.close() }  // fails the query, so the group can end
+                if !first {
+                    logger.warning(
+                        "stream subscriber: replacing the listening connection",
+                        metadata: ["error": "\(StreamError.connectionUnresponsive(timeout: options.healthCheckTimeout))"]
+                    )
+                    try? await connection.close()  // fails the query, so the group can end
+                }
                 group.cancelAll()
                 return first
             }
@@ -150,7 +171,7 @@ extension StreamSubscriber {
     }
 
     /// Reads every due subscription's stream, then waits for a wake-up; returns only when cancelled.
-    private func read(on connection: PostgresConnection) async throws {
+    private func read(on connection: PostgresConnection, wakes: AsyncStream<Void>) async throws {
         var wakeUps = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             let due = registry.withLock { registry in

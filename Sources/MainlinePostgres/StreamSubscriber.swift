@@ -48,9 +48,6 @@ public final class StreamSubscriber: Sendable {
     let logger: Logger
     /// The subscriptions and what is due. Protected by its lock.
     let registry = _Locked(Registry())
-    /// Wakes the reader; holds at most one pending wake-up, so any number of hints cost one read per stream.
-    let wakes: AsyncStream<Void>
-    let wakeContinuation: AsyncStream<Void>.Continuation
 
     struct Registry {
         var nextID = 0
@@ -59,6 +56,10 @@ public final class StreamSubscriber: Sendable {
         var due: Set<Int> = []
         var counts = Counts()
         var isRunning = false
+        /// Wakes the current connection's reader; holds at most one pending wake-up, so any number of hints cost one
+        /// read per stream. A new stream per connection: a reader cancelled while waiting finishes its stream for
+        /// good.
+        var wake: AsyncStream<Void>.Continuation?
     }
 
     /// Creates a subscriber; nothing connects until ``run()``.
@@ -81,7 +82,6 @@ public final class StreamSubscriber: Sendable {
         self.schema = schema
         self.options = options
         self.logger = logger
-        (wakes, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// What it saw so far. Thread-safe.
@@ -135,9 +135,9 @@ public final class StreamSubscriber: Sendable {
             registry.nextID += 1
             registry.subscriptions[subscription.id] = subscription
             registry.due.insert(subscription.id)
+            registry.wake?.yield()
             return subscription
         }
-        wakeContinuation.yield()
         return subscription
     }
 
@@ -224,8 +224,8 @@ public final class StreamSubscriber: Sendable {
     func markDue(_ select: (StreamSubscription) -> Bool) {
         registry.withLock { registry in
             for (id, subscription) in registry.subscriptions where select(subscription) { registry.due.insert(id) }
+            registry.wake?.yield()
         }
-        wakeContinuation.yield()
     }
 }
 #endif

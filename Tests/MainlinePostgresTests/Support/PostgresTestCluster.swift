@@ -146,6 +146,25 @@ final class PostgresTestCluster: Sendable {
         }
     }
 
+    /// The server process serving the session whose `application_name` is `name`.
+    func backendProcessID(applicationName name: String) async throws -> pid_t {
+        try await withConnection { connection in
+            let rows = try await connection.query(
+                "SELECT pid FROM pg_stat_activity WHERE application_name = \(name)",
+                logger: Logger(label: "test.admin")
+            )
+            var pids: [Int32] = []
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            guard pids.count == 1 else { throw NoSuchBackend(applicationName: name, found: pids.count) }
+            return pids[0]
+        }
+    }
+
+    struct NoSuchBackend: Error {
+        var applicationName: String
+        var found: Int
+    }
+
     private func run(_ command: [String]) async throws {
         let full = runAs + command
         let result = try await ChildProcess.run(full[0], Array(full.dropFirst()), searchPath: true)

@@ -17,9 +17,11 @@ func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) 
 }
 
 /// Runs `body` with a publisher whose connection pool runs beside it.
-func withPublisher<T: Sendable>(
+@MainActor
+@discardableResult
+func withPublisher<T>(
     _ cluster: PostgresTestCluster,
-    _ body: @Sendable (StreamPublisher) async throws -> T
+    _ body: @MainActor (StreamPublisher) async throws -> T
 ) async throws -> T {
     let client = PostgresClient(
         configuration: PostgresClient.Configuration(
@@ -31,15 +33,9 @@ func withPublisher<T: Sendable>(
             tls: .disable
         )
     )
-    return try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask {
-            await client.run()
-            return nil
-        }
-        let result = try await body(StreamPublisher(client: client))
-        group.cancelAll()
-        return result
-    }
+    let running = Task { await client.run() }
+    defer { running.cancel() }
+    return try await body(StreamPublisher(client: client))
 }
 
 /// Runs `subscriber` until `body` returns or throws, then stops it.
