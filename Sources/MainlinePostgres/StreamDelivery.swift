@@ -25,6 +25,20 @@ public struct StreamEvent<Value: Sendable>: Sendable {
     public var publishedAt: Date
     /// The decoded payload.
     public var value: Value
+
+    /// Creates an event (for tests of code that consumes deliveries).
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - sequence: Its place in the stream.
+    ///   - publishedAt: When it was published.
+    ///   - value: The payload.
+    public init(stream: String, sequence: Int64, publishedAt: Date, value: Value) {
+        self.stream = stream
+        self.sequence = sequence
+        self.publishedAt = publishedAt
+        self.value = value
+    }
 }
 
 /// A gap a subscription cannot fill: the events after ``lastDelivered`` up to ``resumesAfter`` are gone.
@@ -37,6 +51,18 @@ public struct StreamResync: Sendable, Hashable {
     public var lastDelivered: Int64
     /// The next event placed will be the one after this sequence.
     public var resumesAfter: Int64
+
+    /// Creates a resync (for tests of code that consumes deliveries).
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - lastDelivered: The last sequence placed before the gap.
+    ///   - resumesAfter: The sequence the gap ends at.
+    public init(stream: String, lastDelivered: Int64, resumesAfter: Int64) {
+        self.stream = stream
+        self.lastDelivered = lastDelivered
+        self.resumesAfter = resumesAfter
+    }
 }
 
 /// Where a new subscription starts reading its stream.

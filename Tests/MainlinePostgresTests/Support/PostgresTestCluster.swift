@@ -110,7 +110,10 @@ final class PostgresTestCluster: Sendable {
     }
 
     /// Runs `body` on a connection of its own, closed afterwards.
-    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func withConnection<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let connection = try await PostgresConnection.connect(
             configuration: configuration,
             id: 0,
