@@ -59,10 +59,11 @@ public struct StreamRetention: Sendable, Hashable {
         }
         if let maximumAge {
             let (seconds, attoseconds) = maximumAge.components
+            let ageInSeconds = Double(seconds) + Double(attoseconds) / 1e18
             let query: PostgresQuery = """
                 WITH gone AS (
                     DELETE FROM \(unescaped: schema.eventsTable)
-                    WHERE published_at < clock_timestamp() - make_interval(secs => \(Double(seconds) + Double(attoseconds) / 1e18))
+                    WHERE published_at < clock_timestamp() - make_interval(secs => \(ageInSeconds))
                     RETURNING 1
                 ) SELECT count(*) FROM gone
                 """

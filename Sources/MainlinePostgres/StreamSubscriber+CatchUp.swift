@@ -39,7 +39,7 @@ extension StreamSubscriber {
                 """
             var head: Int64 = 0
             var events: [StreamEvent<ByteBuffer>] = []
-            let rows = try await connection.query(query, logger: logger)
+            let rows = try await connection.queryUnlessClosed(query, logger: logger)
                 .decode((Int64, Int64?, ByteBuffer?, Date?).self)
             for try await (last, sequence, payload, publishedAt) in rows {
                 head = last
@@ -83,13 +83,12 @@ extension StreamSubscriber {
                     }
                     Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "undecodable_payload")])
                         .increment()
-                    logger.warning(
-                        "stream subscriber: skipped an event",
-                        metadata: [
-                            "error":
-                                "\(StreamError.undecodablePayload(stream: stream, sequence: event.sequence, underlying: error))"
-                        ]
+                    let reported = StreamError.undecodablePayload(
+                        stream: stream,
+                        sequence: event.sequence,
+                        underlying: error
                     )
+                    logger.warning("stream subscriber: skipped an event", metadata: ["error": "\(reported)"])
                 }
                 cursor = event.sequence
             }
@@ -138,13 +137,14 @@ extension StreamSubscriber {
         case .oldestAvailable:
             query = """
                 SELECT coalesce(
-                    (SELECT min(sequence) - 1 FROM \(unescaped: schema.eventsTable) WHERE stream = \(subscription.stream)),
+                    (SELECT min(sequence) - 1 FROM \(unescaped: schema.eventsTable)
+                        WHERE stream = \(subscription.stream)),
                     (SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(subscription.stream)),
                     0)
                 """
         }
         var position: Int64 = 0
-        for try await value in try await connection.query(query, logger: logger).decode(Int64.self) {
+        for try await value in try await connection.queryUnlessClosed(query, logger: logger).decode(Int64.self) {
             position = value
         }
         return position

@@ -148,7 +148,7 @@ extension StreamSubscriber {
             try await Task.sleep(for: options.healthCheckInterval)
             let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
-                    try await connection.query("SELECT 1", logger: self.logger)
+                    _ = try await connection.queryUnlessClosed("SELECT 1", logger: self.logger)
                     return true
                 }
                 group.addTask {
@@ -157,9 +157,10 @@ extension StreamSubscriber {
                 }
                 let first = try await group.next() ?? false
                 if !first {
+                    let error = StreamError.connectionUnresponsive(timeout: options.healthCheckTimeout)
                     logger.warning(
                         "stream subscriber: replacing the listening connection",
-                        metadata: ["error": "\(StreamError.connectionUnresponsive(timeout: options.healthCheckTimeout))"]
+                        metadata: ["error": "\(error)"]
                     )
                     try? await connection.close()  // fails the query, so the group can end
                 }

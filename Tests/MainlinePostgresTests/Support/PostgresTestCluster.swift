@@ -26,7 +26,8 @@ final class PostgresTestCluster: Sendable {
         var command: [String]
         var result: ChildProcess.Result
         var description: String {
-            "\(command.joined(separator: " ")) exited with \(result.status): \(result.standardError)\(result.standardOutput)"
+            let output = result.standardError + result.standardOutput
+            return "\(command.joined(separator: " ")) exited with \(result.status): \(output)"
         }
     }
 
@@ -140,7 +141,11 @@ final class PostgresTestCluster: Sendable {
     func terminateBackends(applicationName name: String) async throws -> Int {
         try await withConnection { connection in
             let rows = try await connection.query(
-                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)) t",
+                """
+                SELECT count(*) FROM (
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = \(name)
+                ) t
+                """,
                 logger: Logger(label: "test.admin")
             )
             var count = 0
