@@ -21,6 +21,9 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
     case connectionUnresponsive(timeout: Duration)
     /// The listening connection ended (closed by the server, the network, or ``StreamSubscriber`` itself).
     case connectionEnded
+    /// ``StreamSubscriber/run()`` was called while the subscriber was already running; a subscriber has one
+    /// connection and one reader, so it runs once at a time.
+    case alreadyRunning
 
     /// A readable sentence naming what was wrong.
     public var description: String {
@@ -38,6 +41,8 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
             return "the listening connection did not answer a health check within \(timeout)"
         case .connectionEnded:
             return "the listening connection ended"
+        case .alreadyRunning:
+            return "StreamSubscriber.run() was called while it was already running; run it from one task at a time"
         }
     }
 }

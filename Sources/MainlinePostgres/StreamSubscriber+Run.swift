@@ -9,13 +9,14 @@ extension StreamSubscriber {
     ///
     /// Connection failures are logged and retried, never thrown: a database that is down is waited for.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled (the connection is closed first).
+    /// - Throws: `CancellationError` when the task is cancelled (the connection is closed first);
+    ///   ``StreamError/alreadyRunning`` at once when another `run()` of this subscriber has not returned yet.
     public func run() async throws {
         let alreadyRunning = registry.withLock { registry in
             defer { registry.isRunning = true }
             return registry.isRunning
         }
-        precondition(!alreadyRunning, "StreamSubscriber.run() was called while it was already running; call it once.")
+        if alreadyRunning { throw StreamError.alreadyRunning }
         defer { registry.withLock { $0.isRunning = false } }
 
         var delay = options.initialReconnectDelay
@@ -38,11 +39,9 @@ extension StreamSubscriber {
                     throw error
                 }
             } catch {
-                registry.withLock { registry in
-                    registry.counts.connectionFailures += 1
-                    registry.counts.isConnected = false
-                }
+                registry.withLock { $0.counts.isConnected = false }
                 if Task.isCancelled { break }
+                registry.withLock { $0.counts.connectionFailures += 1 }
                 Counter(label: "mainline_stream_reconnects").increment()
                 logger.warning(
                     "stream subscriber: listening connection failed; reconnecting",

@@ -67,6 +67,33 @@ struct StreamPublisherTests {
         }
     }
 
+    @Test func aLatestMailboxKeepsOnlyTheNewestEventAndCountsTheRest() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...50 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "state") }
+            }
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let latest = LatestMailbox<StreamDelivery<String>>()
+            let subscription = try subscriber.subscribe(
+                to: "state",
+                from: .after(0),
+                into: latest,
+                decode: decodeText
+            )
+            try await whileRunning(subscriber) {
+                try await waitUntil("all 50 placed") { subscription.lastSequence == 50 }
+            }
+            guard case .event(let event) = latest.take() else {
+                Issue.record("no event waiting")
+                return
+            }
+            #expect(event.value == "50")
+            #expect(latest.counts.accepted == 50)
+            #expect(latest.counts.dropped == 49)
+            #expect(subscription.counts.delivered == 50)
+        }
+    }
+
     @Test func jsonPublishedIsDecodedAndAFreshSubscriptionStartsAtTheLatest() async throws {
         struct Order: Codable, Sendable, Equatable {
             var id: Int

@@ -65,6 +65,30 @@ struct StreamSubscriberBadInputTests {
         }
     }
 
+    @Test func runningASubscriberTwiceAtOnceThrowsInsteadOfSharingItsConnection() async throws {
+        // Port 1: nothing listens, so the first run keeps failing to connect and retrying (and counting).
+        let subscriber = StreamSubscriber(
+            configuration: .init(
+                host: "127.0.0.1",
+                port: 1,
+                username: "nobody",
+                password: nil,
+                database: nil,
+                tls: .disable
+            ),
+            options: testOptions()
+        )
+        try await whileRunning(subscriber) {
+            try await waitUntil("the first run trying to connect") { subscriber.counts.connectionFailures >= 1 }
+            do {
+                try await subscriber.run()
+                Issue.record("a second run() started")
+            } catch StreamError.alreadyRunning {
+                // expected
+            }
+        }
+    }
+
     @Test func subscribingToAnInvalidStreamNameThrowsAnErrorNamingIt() async throws {
         let subscriber = StreamSubscriber(
             configuration: .init(host: "127.0.0.1", username: "nobody", password: nil, database: nil, tls: .disable)
