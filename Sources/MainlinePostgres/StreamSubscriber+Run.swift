@@ -31,7 +31,7 @@ extension StreamSubscriber {
                 )
                 do {
                     try await listen(on: connection) {
-                        // LISTEN is in place: whatever commits from now on is hinted, so read everything once now.
+                        // Listening: the next failure starts the backoff afresh.
                         delay = self.options.initialReconnectDelay
                     }
                 } catch {
@@ -71,6 +71,8 @@ extension StreamSubscriber {
             }
             listening()
             logger.debug("stream subscriber: listening", metadata: ["channel": "\(schema.channel)"])
+            // LISTEN is in place, so whatever commits from now on is hinted: read every subscription once now, to
+            // place what was committed while there was no connection.
             markDue { _ in true }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -89,7 +91,8 @@ extension StreamSubscriber {
                     try await group.next()
                     throw CancellationError()  // only the reader returns, when cancelled
                 } catch {
-                    // Closing fails every query still waiting on the connection, so the other tasks end too.
+                    // Closing ends the hints and fails (or, through `queryUnlessClosed`, abandons) every query still
+                    // waiting on the connection, so the other tasks end too.
                     try? await connection.close()
                     group.cancelAll()
                     throw error
