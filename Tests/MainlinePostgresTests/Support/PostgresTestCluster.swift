@@ -39,9 +39,10 @@ final class PostgresTestCluster: Sendable {
         let result: T
         do {
             try await cluster.start()
-            try await cluster.run([
-                "createdb", "-h", "127.0.0.1", "-p", "\(cluster.port)", "-U", "postgres", cluster.database,
-            ])
+            try await cluster.withConnection(database: "postgres") { connection in
+                let create = PostgresQuery(unsafeSQL: "CREATE DATABASE \(cluster.database)")
+                _ = try await connection.query(create, logger: Logger(label: "test.admin"))
+            }
             result = try await body(cluster)
         } catch {
             await cluster.destroy()
@@ -89,13 +90,7 @@ final class PostgresTestCluster: Sendable {
 
     /// Stops the server at once, if it runs, and deletes the folder.
     private func destroy() async {
-        _ = try? await ChildProcess.run(
-            runAs.first ?? "pg_ctl",
-            Array(runAs.dropFirst()) + (runAs.isEmpty ? [] : ["pg_ctl"]) + [
-                "-D", "\(directory)/data", "-m", "immediate", "-w", "stop",
-            ],
-            searchPath: true
-        )
+        try? await run(["pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -113,8 +108,11 @@ final class PostgresTestCluster: Sendable {
     /// Runs `body` on a connection of its own, closed afterwards.
     func withConnection<T>(
         isolation: isolated (any Actor)? = #isolation,
+        database: String? = nil,
         _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
+        var configuration = configuration
+        if let database { configuration.database = database }
         let connection = try await PostgresConnection.connect(
             configuration: configuration,
             id: 0,
@@ -173,7 +171,24 @@ final class PostgresTestCluster: Sendable {
         var found: Int
     }
 
+    /// Where the server's programs are: `$MAINLINE_POSTGRES_BIN`; else `PATH`, when `initdb` is on it; else the newest
+    /// `/usr/lib/postgresql/<version>/bin` (Debian's `postgresql` package keeps `initdb` and `pg_ctl` off `PATH`).
+    private static let serverBinaries: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let folder = environment["MAINLINE_POSTGRES_BIN"] { return folder }
+        let onPath = (environment["PATH"] ?? "").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/initdb")
+        }
+        if onPath { return nil }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.compactMap(Int.init).max().map { "/usr/lib/postgresql/\($0)/bin" }
+    }()
+
     private func run(_ command: [String]) async throws {
+        var command = command
+        if let folder = Self.serverBinaries, ["initdb", "pg_ctl"].contains(command[0]) {
+            command[0] = "\(folder)/\(command[0])"
+        }
         let full = runAs + command
         let result = try await ChildProcess.run(full[0], Array(full.dropFirst()), searchPath: true)
         guard result.status == 0 else { throw CommandFailed(command: full, result: result) }
