@@ -65,6 +65,33 @@ struct StreamSubscriberTests {
         }
     }
 
+    @Test func aCancelledSubscriptionReceivesNothingMoreWhileOthersCarryOn() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let (cancelled, carriesOn) = (Collector(), Collector())
+            // The reader serves a stream's subscriptions in the order they were made, so `carriesOn` receiving an
+            // event means `cancelled` would have received it first, had it still been subscribed.
+            let first = try subscriber.subscribe(to: "s", from: .after(0), into: cancelled.mailbox, decode: decodeText)
+            _ = try subscriber.subscribe(to: "s", from: .after(0), into: carriesOn.mailbox, decode: decodeText)
+            try await whileRunning(subscriber) {
+                try await withPublisher(cluster) { publisher in
+                    try await publisher.publish(bytes: Array("1".utf8), to: "s")
+                    try await waitUntil("event 1 at both") {
+                        cancelled.events.count == 1 && carriesOn.events.count == 1
+                    }
+                    first.cancel()
+                    first.cancel()  // again: nothing happens
+                    try await publisher.publish(bytes: Array("2".utf8), to: "s")
+                    try await waitUntil("event 2 at the other") { carriesOn.events.count == 2 }
+                }
+            }
+            #expect(cancelled.values == ["1"])
+            #expect(carriesOn.values == ["1", "2"])
+            #expect(first.isCancelled)
+            #expect(first.lastSequence == 1)
+        }
+    }
+
     @Test func aPayloadFarLargerThanANotifyCanCarryArrivesIntact() async throws {
         try await PostgresTestCluster.with { cluster in
             let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
