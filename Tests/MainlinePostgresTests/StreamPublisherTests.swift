@@ -43,6 +43,35 @@ struct StreamPublisherTests {
         }
     }
 
+    @Test func aRolledBackPublishIsNeverSeenAndGivesItsSequenceBack() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let collector = Collector()
+            _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
+            let logger = Logger(label: "test")
+            try await whileRunning(subscriber) {
+                try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+                try await cluster.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    let undone = try await StreamPublisher.publish(
+                        ByteBuffer(string: "undone"),
+                        to: "s",
+                        on: connection,
+                        logger: logger
+                    )
+                    #expect(undone == 1)
+                    try await connection.query("ROLLBACK", logger: logger)
+                }
+                let kept = try await withPublisher(cluster) { try await $0.publish(bytes: Array("kept".utf8), to: "s") }
+                #expect(kept == 1)
+                try await waitUntil("the kept event") { collector.events.count == 1 }
+            }
+            #expect(collector.values == ["kept"])
+            #expect(collector.sequences == [1])
+            #expect(collector.resyncs.isEmpty)
+        }
+    }
+
     @Test func aFullMailboxThatRefusesHoldsTheStreamBackWithoutLosingAnEvent() async throws {
         try await PostgresTestCluster.with { cluster in
             try await withPublisher(cluster) { publisher in
