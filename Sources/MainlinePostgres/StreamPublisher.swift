@@ -23,7 +23,7 @@ import PostgresNIO
 /// ```
 ///
 /// To publish atomically with your own writes (the transactional outbox), use
-/// ``publish(_:to:on:schema:logger:)`` with the connection of your transaction.
+/// ``publish(_:to:on:schema:logger:metricsFactory:)`` with the connection of your transaction.
 ///
 /// - Important: A transaction that publishes to a stream holds that stream's head until it ends; other publishers
 ///   to the stream wait for it. Keep such transactions short.
@@ -32,6 +32,7 @@ public final class StreamPublisher: Sendable {
     public let schema: StreamSchema
     private let client: PostgresClient
     private let logger: Logger
+    private let metricsFactory: any MetricsFactory
     /// Whether ``StreamSchema/create(on:logger:)`` ran. Protected by its lock; a race runs it twice, harmlessly.
     private let schemaCreated = _Locked(false)
 
@@ -41,14 +42,18 @@ public final class StreamPublisher: Sendable {
     ///   - client: The pool; `client.run()` must be running while you publish.
     ///   - schema: The tables and channel; the subscribers must use the same.
     ///   - logger: Where it logs.
+    ///   - metricsFactory: Where `mainline_stream_published` (dimension `stream`) goes; the global `MetricsSystem`
+    ///     unless a test passes its own.
     public init(
         client: PostgresClient,
         schema: StreamSchema = .default,
-        logger: Logger = Logger(label: "mainline.postgres.publisher")
+        logger: Logger = Logger(label: "mainline.postgres.publisher"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.client = client
         self.schema = schema
         self.logger = logger
+        self.metricsFactory = metricsFactory
     }
 
     /// Publishes `payload` as the next event of `stream`. Thread-safe.
@@ -67,7 +72,14 @@ public final class StreamPublisher: Sendable {
                 try await self.schema.create(on: connection, logger: self.logger)
                 self.schemaCreated.withLock { $0 = true }
             }
-            return try await Self.publish(payload, to: stream, on: connection, schema: self.schema, logger: self.logger)
+            return try await Self.publish(
+                payload,
+                to: stream,
+                on: connection,
+                schema: self.schema,
+                logger: self.logger,
+                metricsFactory: self.metricsFactory
+            )
         }
     }
 
@@ -106,6 +118,8 @@ public final class StreamPublisher: Sendable {
     ///   - connection: The connection (in a transaction, or not).
     ///   - schema: The tables and channel.
     ///   - logger: The logger for the statement.
+    ///   - metricsFactory: Where `mainline_stream_published` goes (counted when the statement ran, even if the
+    ///     transaction later rolls back).
     /// - Returns: The event's sequence in the stream.
     /// - Throws: ``StreamError/invalidStreamName(_:reason:)``, or what PostgreSQL reports.
     @discardableResult
@@ -114,7 +128,8 @@ public final class StreamPublisher: Sendable {
         to stream: String,
         on connection: PostgresConnection,
         schema: StreamSchema = .default,
-        logger: Logger
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) async throws -> Int64 {
         try StreamSchema.validate(stream: stream)
         // One statement: the head's row lock (taken by the upsert) is held until commit, so the writers of one stream
@@ -139,7 +154,8 @@ public final class StreamPublisher: Sendable {
             // Unreachable: both inserts either happen or fail the statement.
             preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no sequence")
         }
-        Counter(label: "mainline_stream_published", dimensions: [("stream", stream)]).increment()
+        Counter(label: "mainline_stream_published", dimensions: [("stream", stream)], factory: metricsFactory)
+            .increment()
         return sequence
     }
 

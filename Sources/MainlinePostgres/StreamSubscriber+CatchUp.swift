@@ -69,10 +69,19 @@ extension StreamSubscriber {
                         state.cursor = event.sequence
                         state.counts.delivered += 1
                     }
-                    Counter(label: "mainline_stream_delivered", dimensions: [("stream", stream)]).increment()
+                    Counter(
+                        label: "mainline_stream_delivered",
+                        dimensions: [("stream", stream)],
+                        factory: metricsFactory
+                    )
+                    .increment()
                     let lag = Date().timeIntervalSince(event.publishedAt)
-                    Recorder(label: "mainline_stream_lag_seconds", dimensions: [("stream", stream)])
-                        .record(max(lag, 0))
+                    Recorder(
+                        label: "mainline_stream_lag_seconds",
+                        dimensions: [("stream", stream)],
+                        factory: metricsFactory
+                    )
+                    .record(max(lag, 0))
                 case .refused:
                     subscription.state.withLock { $0.counts.refused += 1 }
                     return .refused
@@ -81,8 +90,12 @@ extension StreamSubscriber {
                         state.cursor = event.sequence
                         state.counts.undecodable += 1
                     }
-                    Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "undecodable_payload")])
-                        .increment()
+                    Counter(
+                        label: "mainline_stream_bad_input",
+                        dimensions: [("kind", "undecodable_payload")],
+                        factory: metricsFactory
+                    )
+                    .increment()
                     let reported = StreamError.undecodablePayload(
                         stream: stream,
                         sequence: event.sequence,
@@ -109,7 +122,12 @@ extension StreamSubscriber {
             state.cursor = resumesAfter
             state.counts.resyncs += 1
         }
-        Counter(label: "mainline_stream_resyncs", dimensions: [("stream", subscription.stream)]).increment()
+        Counter(
+            label: "mainline_stream_resyncs",
+            dimensions: [("stream", subscription.stream)],
+            factory: metricsFactory
+        )
+        .increment()
         logger.info(
             "stream subscriber: events were gone; the subscription resyncs",
             metadata: [

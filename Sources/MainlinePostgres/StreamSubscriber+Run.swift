@@ -42,7 +42,7 @@ extension StreamSubscriber {
                 registry.withLock { $0.counts.isConnected = false }
                 if Task.isCancelled { break }
                 registry.withLock { $0.counts.connectionFailures += 1 }
-                Counter(label: "mainline_stream_reconnects").increment()
+                Counter(label: "mainline_stream_reconnects", factory: metricsFactory).increment()
                 logger.warning(
                     "stream subscriber: listening connection failed; reconnecting",
                     metadata: ["error": "\(describe(error))", "delay": "\(delay)"]
@@ -118,7 +118,12 @@ extension StreamSubscriber {
             case let stream = String(payload[payload.index(after: space)...]), !stream.isEmpty
         else {
             registry.withLock { $0.counts.malformedHints += 1 }
-            Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "malformed_hint")]).increment()
+            Counter(
+                label: "mainline_stream_bad_input",
+                dimensions: [("kind", "malformed_hint")],
+                factory: metricsFactory
+            )
+            .increment()
             logger.warning(
                 "stream subscriber: skipped a hint",
                 metadata: ["error": "\(StreamError.malformedHint(payload: payload))"]
@@ -136,7 +141,11 @@ extension StreamSubscriber {
             return known
         }
         if !known {
-            Counter(label: "mainline_stream_bad_input", dimensions: [("kind", "unknown_stream_hint")]).increment()
+            Counter(
+                label: "mainline_stream_bad_input",
+                dimensions: [("kind", "unknown_stream_hint")],
+                factory: metricsFactory
+            ).increment()
             logger.debug(
                 "stream subscriber: skipped a hint for a stream no subscription reads",
                 metadata: ["stream": "\(stream)", "sequence": "\(sequence)"]

@@ -1,4 +1,5 @@
 #if Postgres
+import CoreMetrics
 import Foundation
 import Logging
 import MainlineEvents
@@ -46,6 +47,7 @@ public final class StreamSubscriber: Sendable {
     public let options: Options
     let configuration: PostgresConnection.Configuration
     let logger: Logger
+    let metricsFactory: any MetricsFactory
     /// The subscriptions and what is due. Protected by its lock.
     let registry = _Locked(Registry())
 
@@ -70,11 +72,16 @@ public final class StreamSubscriber: Sendable {
     ///   - schema: The tables and channel; the publishers must use the same.
     ///   - options: Health checks, reconnects and reads.
     ///   - logger: Where it logs connection changes and bad input.
+    ///   - metricsFactory: Where its metrics go: `mainline_stream_delivered`, `mainline_stream_resyncs` and
+    ///     `mainline_stream_lag_seconds` (dimension `stream`), `mainline_stream_reconnects`, and
+    ///     `mainline_stream_bad_input` (dimension `kind`: `malformed_hint`, `unknown_stream_hint`,
+    ///     `undecodable_payload`). The global `MetricsSystem` unless a test passes its own.
     public init(
         configuration: PostgresConnection.Configuration,
         schema: StreamSchema = .default,
         options: Options = Options(),
-        logger: Logger = Logger(label: "mainline.postgres.subscriber")
+        logger: Logger = Logger(label: "mainline.postgres.subscriber"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         var configuration = configuration
         configuration.options.additionalStartupParameters.append(("application_name", options.applicationName))
@@ -82,6 +89,7 @@ public final class StreamSubscriber: Sendable {
         self.schema = schema
         self.options = options
         self.logger = logger
+        self.metricsFactory = metricsFactory
     }
 
     /// What it saw so far. Thread-safe.

@@ -2,6 +2,7 @@
 import Foundation
 import MainlineEvents
 import MainlinePostgres
+import MetricsTestKit
 import PostgresNIO
 import Testing
 
@@ -11,7 +12,12 @@ import Testing
 struct StreamRetentionTests {
     @Test func eventsPrunedWhileASubscriberWasAwayBecomeOneResync() async throws {
         try await PostgresTestCluster.with { cluster in
-            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let metrics = TestMetrics()
+            let subscriber = StreamSubscriber(
+                configuration: cluster.configuration,
+                options: testOptions(),
+                metricsFactory: metrics
+            )
             let collector = Collector()
             let subscription = try subscriber.subscribe(
                 to: "s",
@@ -36,6 +42,7 @@ struct StreamRetentionTests {
             #expect(collector.resyncs == [StreamResync(stream: "s", lastDelivered: 5, resumesAfter: 15)])
             #expect(collector.sequences == Array(1...5) + Array(16...21))
             #expect(subscription.counts.resyncs == 1)
+            #expect(try metrics.expectCounter("mainline_stream_resyncs", [("stream", "s")]).totalValue == 1)
             #expect(subscription.lastSequence == 21)
         }
     }

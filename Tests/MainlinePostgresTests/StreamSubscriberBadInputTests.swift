@@ -2,6 +2,7 @@
 import Foundation
 import MainlineEvents
 import MainlinePostgres
+import MetricsTestKit
 import PostgresNIO
 import Testing
 
@@ -12,10 +13,12 @@ struct StreamSubscriberBadInputTests {
     @Test func malformedHintsUnknownStreamsAndUndecodablePayloadsAreReportedAndSkipped() async throws {
         try await PostgresTestCluster.with { cluster in
             let (logger, log) = RecordingLogHandler.logger()
+            let metrics = TestMetrics()
             let subscriber = StreamSubscriber(
                 configuration: cluster.configuration,
                 options: testOptions(),
-                logger: logger
+                logger: logger,
+                metricsFactory: metrics
             )
             let collector = Collector()
             let subscription = try subscriber.subscribe(
@@ -30,7 +33,7 @@ struct StreamSubscriberBadInputTests {
                 try await cluster.execute("NOTIFY mainline_streams, '7 nobody-reads-this'")
                 // A hint for a sequence the table does not have: read, nothing found, nothing placed.
                 try await cluster.execute("NOTIFY mainline_streams, '999 s'")
-                try await withPublisher(cluster) { publisher in
+                try await withPublisher(cluster, metricsFactory: metrics) { publisher in
                     try await publisher.publish(bytes: [0xFF, 0xFE, 0x00], to: "s")  // not UTF-8
                     try await publisher.publish(bytes: Array("ok".utf8), to: "s")
                 }
@@ -43,6 +46,13 @@ struct StreamSubscriberBadInputTests {
             #expect(subscription.lastSequence == 2)
             #expect(subscriber.counts.malformedHints == 1)
             #expect(subscriber.counts.unknownStreamHints == 1)
+            for kind in ["malformed_hint", "unknown_stream_hint", "undecodable_payload"] {
+                #expect(try metrics.expectCounter("mainline_stream_bad_input", [("kind", kind)]).totalValue == 1)
+            }
+            #expect(try metrics.expectCounter("mainline_stream_published", [("stream", "s")]).totalValue == 2)
+            #expect(try metrics.expectCounter("mainline_stream_delivered", [("stream", "s")]).totalValue == 1)
+            let lag = try metrics.expectRecorder("mainline_stream_lag_seconds", [("stream", "s")])
+            #expect(lag.values.count == 1 && lag.values.allSatisfy { $0 >= 0 && $0 < 60 })
             let warnings = log.messages(atLeast: .warning)
             #expect(warnings.contains { $0.contains("malformed stream hint \"garbage\"") })
             #expect(warnings.contains { $0.contains("stream \"s\" event 1: payload not decodable: NotText()") })

@@ -2,6 +2,7 @@
 import Foundation
 import MainlineEvents
 import MainlinePostgres
+import MetricsTestKit
 import PostgresNIO
 import Testing
 
@@ -14,7 +15,12 @@ struct StreamSubscriberRecoveryTests {
         try await PostgresTestCluster.with { cluster in
             // A reconnect delay long enough that the events published right after a kill land while it is away.
             let options = testOptions { $0.initialReconnectDelay = .milliseconds(500) }
-            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: options)
+            let metrics = TestMetrics()
+            let subscriber = StreamSubscriber(
+                configuration: cluster.configuration,
+                options: options,
+                metricsFactory: metrics
+            )
             let collector = Collector()
             _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
             try await whileRunning(subscriber) {
@@ -42,6 +48,7 @@ struct StreamSubscriberRecoveryTests {
             #expect(collector.values == (1...1_050).map { "\($0)" })
             #expect(collector.resyncs.isEmpty)
             #expect(subscriber.counts.connections >= 3)
+            #expect(try metrics.expectCounter("mainline_stream_reconnects").totalValue == 2)
         }
     }
 

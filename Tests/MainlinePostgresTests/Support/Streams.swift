@@ -1,4 +1,5 @@
 #if Postgres
+import CoreMetrics
 import Logging
 import MainlinePostgres
 import PostgresNIO
@@ -21,6 +22,7 @@ func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) 
 @discardableResult
 func withPublisher<T>(
     _ cluster: PostgresTestCluster,
+    metricsFactory: any MetricsFactory = MetricsSystem.factory,
     _ body: @MainActor (StreamPublisher) async throws -> T
 ) async throws -> T {
     let client = PostgresClient(
@@ -35,7 +37,7 @@ func withPublisher<T>(
     )
     let running = Task { await client.run() }
     defer { running.cancel() }
-    return try await body(StreamPublisher(client: client))
+    return try await body(StreamPublisher(client: client, metricsFactory: metricsFactory))
 }
 
 /// Runs `subscriber` until `body` returns or throws, then stops it.
