@@ -134,7 +134,6 @@ let package = Package(
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
                 "mainline-owner-probe",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
