@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 //
 // Mainline: the main loop for long-running Swift processes on Linux.
 // Layers follow DESIGN.md §5: each target imports only the targets below it, and declares exactly the targets and
@@ -22,6 +22,17 @@ let package = Package(
         .library(name: "_MainlineTestSupport", targets: ["_MainlineTestSupport"]),
         // Not re-exported by `Mainline`: it pulls in swift-service-lifecycle.
         .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
+        // Not re-exported by `Mainline`, and empty unless the `Postgres` trait is enabled (see `traits`).
+        .library(name: "MainlinePostgres", targets: ["MainlinePostgres"]),
+    ],
+    // A target is always compiled, but a trait-conditional dependency is not: without `Postgres` (the default),
+    // `MainlinePostgres` compiles to an empty module and postgres-nio is never built. Users who want it write
+    // `.package(url: …, from: …, traits: ["Postgres"])`; this package's own commands add `--traits Postgres`.
+    traits: [
+        .trait(
+            name: "Postgres",
+            description: "MainlinePostgres: streams carried between processes through PostgreSQL (builds postgres-nio)."
+        )
     ],
     dependencies: [
         // `swift package generate-documentation`: every product's DocC catalog builds with the plugin (.ci/docs).
@@ -37,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // Tests only: the loop's timers rendered by the real Prometheus exposition. Library users never fetch it.
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // MainlinePostgres only, and only with the `Postgres` trait: built by no one who doesn't enable it.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // libuv, found through pkg-config; `apt-get install -y libuv1-dev` provides it.
@@ -95,6 +108,16 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        // Empty without the `Postgres` trait: its files are `#if Postgres`, and postgres-nio is a dependency only then.
+        .target(
+            name: "MainlinePostgres",
+            dependencies: [
+                "MainlineLoop", "MainlineEvents",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
@@ -114,6 +137,28 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // A second process for MainlinePostgresTests: publishes events to a stream through its own connection pool.
+        // Built (empty of work without the `Postgres` trait), not imported.
+        .executableTarget(
+            name: "mainline-postgres-publisher",
+            dependencies: [
+                "MainlinePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+            ],
+            path: "Tests/PostgresPublisherProbe"
+        ),
+        // Runs against a real PostgreSQL server it starts itself (`initdb`, `pg_ctl`); empty without `Postgres`.
+        .testTarget(
+            name: "MainlinePostgresTests",
+            dependencies: [
+                "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport",
+                "mainline-postgres-publisher",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,49 @@
+#if Postgres
+/// What went wrong with a stream, its name, its stored data or the connection that carries it.
+///
+/// All operations on `StreamError` are thread-safe (it is a value).
+///
+/// Thrown by the publishing and subscribing entry points when their input is invalid, and logged (with the counts in
+/// ``StreamSubscriber/Counts`` and ``StreamSubscription/Counts``) when input from the database is bad: bad input from
+/// outside the process never traps and never stops a subscriber.
+public enum StreamError: Error, Sendable, CustomStringConvertible {
+    /// A stream name that cannot be used: empty, longer than ``StreamSchema/maximumStreamNameLength`` bytes, or
+    /// holding a control character.
+    case invalidStreamName(String, reason: String)
+    /// A table prefix or channel name that is not a plain lowercase SQL identifier (`[a-z_][a-z0-9_]*`, at most 40
+    /// bytes), so it cannot be written into a statement safely.
+    case invalidIdentifier(String, role: String)
+    /// A notification on the streams' channel that is not `"<sequence> <stream>"`; skipped.
+    case malformedHint(payload: String)
+    /// A stored payload the subscription's decoder refused; the event is skipped.
+    case undecodablePayload(stream: String, sequence: Int64, underlying: any Error)
+    /// The listening connection did not answer a health check in time; the subscriber reconnects.
+    case connectionUnresponsive(timeout: Duration)
+    /// The listening connection ended (closed by the server, the network, or ``StreamSubscriber`` itself).
+    case connectionEnded
+    /// ``StreamSubscriber/run()`` was called while the subscriber was already running; a subscriber has one
+    /// connection and one reader, so it runs once at a time.
+    case alreadyRunning
+
+    /// A readable sentence naming what was wrong.
+    public var description: String {
+        switch self {
+        case .invalidStreamName(let name, let reason):
+            return "invalid stream name \(name.debugDescription): \(reason)"
+        case .invalidIdentifier(let identifier, let role):
+            return "invalid \(role) \(identifier.debugDescription): use a lowercase SQL identifier ([a-z_][a-z0-9_]*, "
+                + "at most 40 bytes)"
+        case .malformedHint(let payload):
+            return "malformed stream hint \(payload.prefix(200).debugDescription): expected \"<sequence> <stream>\""
+        case .undecodablePayload(let stream, let sequence, let underlying):
+            return "stream \(stream.debugDescription) event \(sequence): payload not decodable: \(underlying)"
+        case .connectionUnresponsive(let timeout):
+            return "the listening connection did not answer a health check within \(timeout)"
+        case .connectionEnded:
+            return "the listening connection ended"
+        case .alreadyRunning:
+            return "StreamSubscriber.run() was called while it was already running; run it from one task at a time"
+        }
+    }
+}
+#endif

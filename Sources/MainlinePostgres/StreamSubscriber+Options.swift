@@ -1,0 +1,48 @@
+#if Postgres
+extension StreamSubscriber {
+    /// How a subscriber watches its connection, reconnects and reads.
+    ///
+    /// All operations on `Options` are thread-safe (it is a value).
+    public struct Options: Sendable, Hashable {
+        /// How often the listening connection is checked with `SELECT 1`. A connection that died without closing
+        /// (a cut network, a frozen server) is noticed within `healthCheckInterval + healthCheckTimeout`.
+        public var healthCheckInterval: Duration = .seconds(5)
+        /// How long a health check may take before the connection is given up and replaced.
+        public var healthCheckTimeout: Duration = .seconds(5)
+        /// The wait before the first reconnect attempt; it doubles after each failed one.
+        public var initialReconnectDelay: Duration = .milliseconds(100)
+        /// The longest wait between reconnect attempts.
+        public var maximumReconnectDelay: Duration = .seconds(10)
+        /// How often every subscription reads its stream even without a hint (hints cannot be lost while connected;
+        /// this bounds the delay should one be anyway).
+        public var pollInterval: Duration = .seconds(30)
+        /// How long a subscription whose mailbox refused an event waits before offering it again.
+        public var retryInterval: Duration = .milliseconds(20)
+        /// The most events read in one query (each is held in memory until placed).
+        public var batchSize = 100
+        /// The `application_name` of the listening connection, as `pg_stat_activity` shows it.
+        public var applicationName = "mainline-stream-subscriber"
+
+        /// The defaults: health check every 5 s (5 s timeout), reconnect after 0.1 s doubling up to 10 s, poll every
+        /// 30 s, retry a refused event after 20 ms, batches of 100.
+        public init() {}
+    }
+
+    /// What a subscriber saw of its connection and of the hints it received.
+    ///
+    /// All operations on `Counts` are thread-safe (it is a value).
+    public struct Counts: Sendable, Hashable {
+        /// Connections that listened (the first one included).
+        public var connections = 0
+        /// Connections that ended or failed, and so were replaced (or retried).
+        public var connectionFailures = 0
+        /// Hints that were not `"<sequence> <stream>"`: each logged and skipped.
+        public var malformedHints = 0
+        /// Hints naming a stream no subscription of this subscriber reads: skipped (logged at debug level). Normal
+        /// when other processes use other streams of the same schema.
+        public var unknownStreamHints = 0
+        /// Whether the listening connection is up now.
+        public var isConnected = false
+    }
+}
+#endif

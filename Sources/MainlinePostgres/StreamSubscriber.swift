@@ -1,0 +1,239 @@
+#if Postgres
+import CoreMetrics
+import Foundation
+import Logging
+import MainlineEvents
+import MainlineLoop
+import PostgresNIO
+
+/// Reads named streams from PostgreSQL and places their events, in order and once each, into the mailboxes of its
+/// subscriptions.
+///
+/// All operations on `StreamSubscriber` are thread-safe, except ``subscribe(to:from:decode:place:)`` and its
+/// overloads, which must be called on the main actor (where the mailboxes deliver).
+///
+/// A subscriber owns one dedicated connection (postgres-nio's pool cannot `LISTEN`). ``run()`` connects, `LISTEN`s,
+/// and only then reads every subscription's stream from its last sequence, so nothing committed while it was away
+/// is missed; from then on each hint (`NOTIFY`) makes it read the stream's new rows from the outbox table. Rows are
+/// read at least once and placed exactly once: a subscription remembers its last sequence and skips what it has.
+///
+/// The connection is checked every ``Options/healthCheckInterval``; a connection that ends or stops answering is
+/// closed and replaced, with a delay that doubles from ``Options/initialReconnectDelay`` up to
+/// ``Options/maximumReconnectDelay``. A stopped and restarted database is therefore recovered from without help.
+///
+/// ```swift
+/// let subscriber = StreamSubscriber(configuration: configuration)
+/// let orders = BoundedMailbox<StreamDelivery<Order>>(capacity: 1_000, overflow: .reject)
+/// let subscription = try subscriber.subscribe(to: "orders", as: Order.self, into: orders)
+/// var token: SimpleEventToken?
+/// orders.event.addObserver(&token) { _ in
+///     for delivery in orders.takeAll() {
+///         switch delivery {
+///         case .event(let event): model.apply(event.value)
+///         case .resync: model.reload()
+///         }
+///     }
+/// }
+/// Task { try await subscriber.run() }  // until the task is cancelled
+/// ```
+///
+/// Bad input never stops it: a malformed hint, a hint for a stream nobody here reads, or a payload the decoder
+/// refuses is logged (a ``StreamError``), counted (``counts``, ``StreamSubscription/counts``, and the
+/// `mainline_stream_bad_input` metric) and skipped.
+public final class StreamSubscriber: Sendable {
+    /// The tables and channel it reads.
+    public let schema: StreamSchema
+    /// How it watches its connection and reads.
+    public let options: Options
+    let configuration: PostgresConnection.Configuration
+    let logger: Logger
+    let metricsFactory: any MetricsFactory
+    /// The subscriptions and what is due. Protected by its lock.
+    let registry = _Locked(Registry())
+
+    struct Registry {
+        var nextID = 0
+        var subscriptions: [Int: StreamSubscription] = [:]
+        /// Subscriptions whose streams have news (or must be read for another reason).
+        var due: Set<Int> = []
+        var counts = Counts()
+        var isRunning = false
+        /// Wakes the current connection's reader; holds at most one pending wake-up, so any number of hints cost one
+        /// read per stream. A new stream per connection: a reader cancelled while waiting finishes its stream for
+        /// good.
+        var wake: AsyncStream<Void>.Continuation?
+    }
+
+    /// Creates a subscriber; nothing connects until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where and how to connect. Its `options.additionalStartupParameters` gets
+    ///     `application_name` = ``Options/applicationName``.
+    ///   - schema: The tables and channel; the publishers must use the same.
+    ///   - options: Health checks, reconnects and reads.
+    ///   - logger: Where it logs connection changes and bad input.
+    ///   - metricsFactory: Where its metrics go: `mainline_stream_delivered`, `mainline_stream_resyncs` and
+    ///     `mainline_stream_lag_seconds` (dimension `stream`), `mainline_stream_reconnects`, and
+    ///     `mainline_stream_bad_input` (dimension `kind`: `malformed_hint`, `unknown_stream_hint`,
+    ///     `undecodable_payload`). The global `MetricsSystem` unless a test passes its own.
+    public init(
+        configuration: PostgresConnection.Configuration,
+        schema: StreamSchema = .default,
+        options: Options = Options(),
+        logger: Logger = Logger(label: "mainline.postgres.subscriber"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters.append(("application_name", options.applicationName))
+        self.configuration = configuration
+        self.schema = schema
+        self.options = options
+        self.logger = logger
+        self.metricsFactory = metricsFactory
+    }
+
+    /// What it saw so far. Thread-safe.
+    public var counts: Counts { registry.withLock { $0.counts } }
+
+    /// Subscribes to `stream`: each event is decoded with `decode` and handed to `place`, in sequence order, once.
+    ///
+    /// The other overloads place into a Mainline mailbox; use this one for any other destination. `place` runs on the
+    /// subscriber's reader task (not on the loop), one call at a time, and must not block.
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - start: Where to start reading.
+    ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted
+    ///     (``StreamSubscription/Counts/undecodable``) and skipped.
+    ///   - place: Takes a delivery; returns `false` to refuse it (it is offered again after
+    ///     ``Options/retryInterval``, and nothing after it is placed before it).
+    /// - Returns: The subscription; ``StreamSubscription/cancel()`` ends it.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    @MainActor
+    public func subscribe<Value: Sendable>(
+        to stream: String,
+        from start: StreamStart = .latest,
+        decode: @escaping @Sendable (ByteBuffer) throws -> Value,
+        place: @escaping @Sendable (StreamDelivery<Value>) -> Bool
+    ) throws(StreamError) -> StreamSubscription {
+        try StreamSchema.validate(stream: stream)
+        let subscription = registry.withLock { registry in
+            let subscription = StreamSubscription(
+                stream: stream,
+                start: start,
+                id: registry.nextID,
+                placeEvent: { raw in
+                    let value: Value
+                    do {
+                        value = try decode(raw.value)
+                    } catch {
+                        return .undecodable(error)
+                    }
+                    let event = StreamEvent(
+                        stream: raw.stream,
+                        sequence: raw.sequence,
+                        publishedAt: raw.publishedAt,
+                        value: value
+                    )
+                    return place(.event(event)) ? .placed : .refused
+                },
+                placeResync: { place(.resync($0)) },
+                onCancel: { [weak self] in self?.remove($0) }
+            )
+            registry.nextID += 1
+            registry.subscriptions[subscription.id] = subscription
+            registry.due.insert(subscription.id)
+            registry.wake?.yield()
+            return subscription
+        }
+        return subscription
+    }
+
+    /// Subscribes to `stream`, placing its deliveries into `mailbox`.
+    ///
+    /// With `overflow: .reject`, a full mailbox holds the stream back without losing anything (the events stay in
+    /// the table); with `.dropOldest` or `.dropNewest` it drops, and counts, what it cannot hold.
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - start: Where to start reading.
+    ///   - mailbox: Where the deliveries go.
+    ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
+    /// - Returns: The subscription.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    @MainActor
+    public func subscribe<Value: Sendable>(
+        to stream: String,
+        from start: StreamStart = .latest,
+        into mailbox: BoundedMailbox<StreamDelivery<Value>>,
+        decode: @escaping @Sendable (ByteBuffer) throws -> Value
+    ) throws(StreamError) -> StreamSubscription {
+        try subscribe(to: stream, from: start, decode: decode, place: { mailbox.place($0) })
+    }
+
+    /// Subscribes to `stream`, keeping only the latest delivery in `mailbox` (for streams of whole states, where
+    /// only the newest matters).
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - start: Where to start reading.
+    ///   - mailbox: Where the deliveries go; a newer one replaces one not yet taken.
+    ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
+    /// - Returns: The subscription.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    @MainActor
+    public func subscribe<Value: Sendable>(
+        to stream: String,
+        from start: StreamStart = .latest,
+        into mailbox: LatestMailbox<StreamDelivery<Value>>,
+        decode: @escaping @Sendable (ByteBuffer) throws -> Value
+    ) throws(StreamError) -> StreamSubscription {
+        try subscribe(
+            to: stream,
+            from: start,
+            decode: decode,
+            place: {
+                mailbox.place($0)
+                return true
+            }
+        )
+    }
+
+    /// Subscribes to `stream`, whose payloads are `Value`s encoded as JSON (``StreamPublisher/publish(json:to:)``),
+    /// placing its deliveries into `mailbox`.
+    ///
+    /// - Parameters:
+    ///   - stream: The stream's name.
+    ///   - start: Where to start reading.
+    ///   - type: The payloads' type; a payload that does not decode is logged, counted and skipped.
+    ///   - mailbox: Where the deliveries go.
+    /// - Returns: The subscription.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    @MainActor
+    public func subscribe<Value: Decodable & Sendable>(
+        to stream: String,
+        from start: StreamStart = .latest,
+        as type: Value.Type,
+        into mailbox: BoundedMailbox<StreamDelivery<Value>>
+    ) throws(StreamError) -> StreamSubscription {
+        try subscribe(to: stream, from: start, into: mailbox) { buffer in
+            try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
+        }
+    }
+
+    private func remove(_ subscription: StreamSubscription) {
+        registry.withLock { registry in
+            registry.subscriptions[subscription.id] = nil
+            registry.due.remove(subscription.id)
+        }
+    }
+
+    /// Marks subscriptions due and wakes the reader.
+    func markDue(_ select: (StreamSubscription) -> Bool) {
+        registry.withLock { registry in
+            for (id, subscription) in registry.subscriptions where select(subscription) { registry.due.insert(id) }
+            registry.wake?.yield()
+        }
+    }
+}
+#endif

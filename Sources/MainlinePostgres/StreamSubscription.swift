@@ -1,0 +1,95 @@
+#if Postgres
+import Foundation
+import MainlineLoop
+import PostgresNIO
+
+/// One subscription of a ``StreamSubscriber`` to one stream: where it has read to, what it did, and how to end it.
+///
+/// All operations on `StreamSubscription` are thread-safe.
+///
+/// The subscriber places each event of the stream into the subscription's mailbox once, in sequence order. It
+/// advances ``lastSequence`` only when the mailbox accepted the event, so a mailbox that refuses (a
+/// `BoundedMailbox` with `.reject`, full) loses nothing: the subscriber reads the event again from the table a
+/// little later (``StreamSubscriber/Options/retryInterval``). A mailbox that drops (`.dropOldest`, `.dropNewest`,
+/// `LatestMailbox`) drops by its own rule, and counts it.
+public final class StreamSubscription: Sendable {
+    /// What a subscription did so far.
+    ///
+    /// All operations on `Counts` are thread-safe (it is a value).
+    public struct Counts: Sendable, Hashable {
+        /// Events its mailbox accepted.
+        public var delivered = 0
+        /// Resyncs its mailbox accepted (one per gap).
+        public var resyncs = 0
+        /// Stored payloads its decoder refused: each logged and skipped.
+        public var undecodable = 0
+        /// Times its mailbox refused an event (it was read again later).
+        public var refused = 0
+    }
+
+    /// The stream it reads.
+    public let stream: String
+    let start: StreamStart
+    let id: Int
+    /// Decodes and places one event; runs on the subscriber's reader task only.
+    let placeEvent: @Sendable (StreamEvent<ByteBuffer>) -> _Placement
+    /// Places a resync; runs on the subscriber's reader task only.
+    let placeResync: @Sendable (StreamResync) -> Bool
+    /// The position and the counts. Protected by its lock; only the subscriber's reader task (one at a time) moves
+    /// `cursor`.
+    let state = _Locked(State())
+    /// Unregisters it from its subscriber; set once, by the subscriber.
+    let onCancel: @Sendable (StreamSubscription) -> Void
+
+    struct State {
+        /// The last sequence placed (or skipped as undecodable, or started after); `nil` until the start is resolved.
+        var cursor: Int64?
+        var cancelled = false
+        var counts = Counts()
+    }
+
+    /// What became of one event offered to the mailbox.
+    enum _Placement {
+        case placed
+        case refused
+        case undecodable(any Error)
+    }
+
+    init(
+        stream: String,
+        start: StreamStart,
+        id: Int,
+        placeEvent: @escaping @Sendable (StreamEvent<ByteBuffer>) -> _Placement,
+        placeResync: @escaping @Sendable (StreamResync) -> Bool,
+        onCancel: @escaping @Sendable (StreamSubscription) -> Void
+    ) {
+        self.stream = stream
+        self.start = start
+        self.id = id
+        self.placeEvent = placeEvent
+        self.placeResync = placeResync
+        self.onCancel = onCancel
+    }
+
+    /// The sequence of the last event placed in the mailbox (or skipped as undecodable), or that a resync resumed
+    /// after; `nil` before the subscriber first read the stream. Store it to resume with ``StreamStart/after(_:)``.
+    /// Thread-safe.
+    public var lastSequence: Int64? { state.withLock { $0.cursor } }
+
+    /// What it did so far. Thread-safe.
+    public var counts: Counts { state.withLock { $0.counts } }
+
+    /// Whether ``cancel()`` was called. Thread-safe.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Ends the subscription: nothing more is placed in its mailbox once the subscriber's current placement (if any)
+    /// returns. Thread-safe; calling it again does nothing.
+    public func cancel() {
+        let first = state.withLock { state in
+            defer { state.cancelled = true }
+            return !state.cancelled
+        }
+        if first { onCancel(self) }
+    }
+}
+#endif

@@ -1,0 +1,174 @@
+#if Postgres
+import Foundation
+import Logging
+import MainlineEvents
+import MainlinePostgres
+import PostgresNIO
+import Testing
+
+/// Publishing: writers of one stream are serialised until they commit, so no reader ever passes a late commit.
+@MainActor
+@Suite("StreamPublisher: late commits and back-pressure", .serialized)
+struct StreamPublisherTests {
+    @Test func aSecondWriterWaitsForTheFirstToCommitSoALateCommitIsNeverSkipped() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let collector = Collector()
+            _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
+            let logger = Logger(label: "test")
+            try await whileRunning(subscriber) {
+                try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+                try await cluster.withConnection { slow in
+                    // The slow writer takes sequence 1 in a transaction it keeps open.
+                    try await slow.query("BEGIN", logger: logger)
+                    let first = try await StreamPublisher.publish(
+                        ByteBuffer(string: "slow"),
+                        to: "s",
+                        on: slow,
+                        logger: logger
+                    )
+                    #expect(first == 1)
+                    try await withPublisher(cluster) { publisher in
+                        let fast = Task { try await publisher.publish(bytes: Array("fast".utf8), to: "s") }
+                        // The fast writer waits on the stream's head, held by the slow one.
+                        try await waitUntilAWriterWaitsForALock(cluster)
+                        try await slow.query("COMMIT", logger: logger)
+                        #expect(try await fast.value == 2)
+                    }
+                }
+                try await waitUntil("both events") { collector.events.count == 2 }
+            }
+            #expect(collector.values == ["slow", "fast"])
+            #expect(collector.sequences == [1, 2])
+        }
+    }
+
+    @Test func aRolledBackPublishIsNeverSeenAndGivesItsSequenceBack() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let collector = Collector()
+            _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
+            let logger = Logger(label: "test")
+            try await whileRunning(subscriber) {
+                try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+                try await cluster.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    let undone = try await StreamPublisher.publish(
+                        ByteBuffer(string: "undone"),
+                        to: "s",
+                        on: connection,
+                        logger: logger
+                    )
+                    #expect(undone == 1)
+                    try await connection.query("ROLLBACK", logger: logger)
+                }
+                let kept = try await withPublisher(cluster) { try await $0.publish(bytes: Array("kept".utf8), to: "s") }
+                #expect(kept == 1)
+                try await waitUntil("the kept event") { collector.events.count == 1 }
+            }
+            #expect(collector.values == ["kept"])
+            #expect(collector.sequences == [1])
+            #expect(collector.resyncs.isEmpty)
+        }
+    }
+
+    @Test func aFullMailboxThatRefusesHoldsTheStreamBackWithoutLosingAnEvent() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...300 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+            }
+            // Three places, 300 waiting events read in batches of 100: the mailbox refuses most offers.
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let collector = Collector(capacity: 3)
+            let subscription = try subscriber.subscribe(
+                to: "s",
+                from: .after(0),
+                into: collector.mailbox,
+                decode: decodeText
+            )
+            try await whileRunning(subscriber) {
+                try await waitUntil("300 events") { collector.events.count == 300 }
+            }
+            #expect(collector.values == (1...300).map { "\($0)" })
+            #expect(subscription.counts.refused > 0)
+            #expect(subscription.counts.delivered == 300)
+            #expect(collector.mailbox.counts.rejected == subscription.counts.refused)
+        }
+    }
+
+    @Test func aLatestMailboxKeepsOnlyTheNewestEventAndCountsTheRest() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...50 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "state") }
+            }
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+            let latest = LatestMailbox<StreamDelivery<String>>()
+            let subscription = try subscriber.subscribe(
+                to: "state",
+                from: .after(0),
+                into: latest,
+                decode: decodeText
+            )
+            try await whileRunning(subscriber) {
+                try await waitUntil("all 50 placed") { subscription.lastSequence == 50 }
+            }
+            guard case .event(let event) = latest.take() else {
+                Issue.record("no event waiting")
+                return
+            }
+            #expect(event.value == "50")
+            #expect(latest.counts.accepted == 50)
+            #expect(latest.counts.dropped == 49)
+            #expect(subscription.counts.delivered == 50)
+        }
+    }
+
+    @Test func jsonPublishedIsDecodedAndAFreshSubscriptionStartsAtTheLatest() async throws {
+        struct Order: Codable, Sendable, Equatable {
+            var id: Int
+            var item: String
+        }
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                try await publisher.publish(json: Order(id: 1, item: "before"), to: "orders")
+                let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+                let mailbox = BoundedMailbox<StreamDelivery<Order>>(capacity: 10, overflow: .reject)
+                let subscription = try subscriber.subscribe(to: "orders", as: Order.self, into: mailbox)
+                var received: [Order] = []
+                var token: SimpleEventToken?
+                mailbox.event.addObserver(&token) { _ in
+                    for case .event(let event) in mailbox.takeAll() { received.append(event.value) }
+                }
+                try await whileRunning(subscriber) {
+                    try await waitUntil("the start resolved") { subscription.lastSequence == 1 }
+                    try await publisher.publish(json: Order(id: 2, item: "after"), to: "orders")
+                    try await waitUntil("the order") { received.count == 1 }
+                }
+                #expect(received == [Order(id: 2, item: "after")])
+                _ = token
+            }
+        }
+    }
+}
+
+/// Waits until some session of `cluster` waits for a lock (`pg_stat_activity.wait_event_type = 'Lock'`).
+@MainActor
+private func waitUntilAWriterWaitsForALock(_ cluster: PostgresTestCluster) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        let waiting = try await cluster.withConnection { connection in
+            var count: Int64 = 0
+            let rows = try await connection.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                logger: Logger(label: "test")
+            )
+            for try await value in rows.decode(Int64.self) { count = value }
+            return count
+        }
+        if waiting > 0 { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("timed out waiting for a writer to wait for the stream's lock")
+    throw TimedOut()
+}
+#endif

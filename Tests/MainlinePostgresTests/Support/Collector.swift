@@ -1,0 +1,64 @@
+#if Postgres
+import MainlineEvents
+import MainlineLoop
+import MainlinePostgres
+import PostgresNIO
+import Testing
+
+/// What a subscription delivered, taken from its mailbox on the main loop as a user's observer would.
+///
+/// Must be used on the main actor.
+@MainActor
+final class Collector {
+    let mailbox: BoundedMailbox<StreamDelivery<String>>
+    private(set) var events: [StreamEvent<String>] = []
+    private(set) var resyncs: [StreamResync] = []
+    private var token: SimpleEventToken?
+
+    init(capacity: Int = 100_000) {
+        mailbox = BoundedMailbox(capacity: capacity, overflow: .reject)
+        mailbox.event.addObserver(&token) { [unowned self] _ in
+            for delivery in self.mailbox.takeAll() {
+                switch delivery {
+                case .event(let event): self.events.append(event)
+                case .resync(let resync): self.resyncs.append(resync)
+                }
+            }
+        }
+    }
+
+    var values: [String] { events.map(\.value) }
+    var sequences: [Int64] { events.map(\.sequence) }
+}
+
+/// Waits, on the main actor, until `condition` holds; records an issue naming `what` and fails after `timeout`.
+///
+/// A safety bound, not a measurement: the condition is the assertion.
+@MainActor
+func waitUntil(
+    _ what: String,
+    timeout: Duration = .seconds(30),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline {
+            Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
+            throw TimedOut()
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+struct TimedOut: Error {}
+
+/// The payloads as text: the tests publish UTF-8, and a payload that is not valid UTF-8 is refused.
+let decodeText: @Sendable (ByteBuffer) throws -> String = { buffer in
+    guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else { throw NotText() }
+    return text
+}
+
+/// A stored payload that is not UTF-8.
+struct NotText: Error {}
+#endif

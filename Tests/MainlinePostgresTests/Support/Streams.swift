@@ -1,0 +1,53 @@
+#if Postgres
+import CoreMetrics
+import Logging
+import MainlinePostgres
+import PostgresNIO
+
+/// Options for tests: failures are noticed and retried within a fraction of a second, and nothing is read without a
+/// hint or a (re)connect unless a test asks (a poll would hide a missing catch-up).
+func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) -> StreamSubscriber.Options {
+    var options = StreamSubscriber.Options()
+    options.healthCheckInterval = .milliseconds(200)
+    options.healthCheckTimeout = .seconds(2)
+    options.initialReconnectDelay = .milliseconds(50)
+    options.maximumReconnectDelay = .milliseconds(400)
+    options.pollInterval = .seconds(3_600)
+    change(&options)
+    return options
+}
+
+/// Runs `body` with a publisher whose connection pool runs beside it.
+@MainActor
+@discardableResult
+func withPublisher<T>(
+    _ cluster: PostgresTestCluster,
+    metricsFactory: any MetricsFactory = MetricsSystem.factory,
+    _ body: @MainActor (StreamPublisher) async throws -> T
+) async throws -> T {
+    let client = PostgresClient(
+        configuration: PostgresClient.Configuration(
+            host: "127.0.0.1",
+            port: cluster.port,
+            username: "postgres",
+            password: nil,
+            database: cluster.database,
+            tls: .disable
+        )
+    )
+    let running = Task { await client.run() }
+    defer { running.cancel() }
+    return try await body(StreamPublisher(client: client, metricsFactory: metricsFactory))
+}
+
+/// Runs `subscriber` until `body` returns or throws, then stops it.
+@MainActor
+func whileRunning<T>(_ subscriber: StreamSubscriber, _ body: @MainActor () async throws -> T) async throws -> T {
+    let running = Task { try await subscriber.run() }
+    defer { running.cancel() }
+    let result = try await body()
+    running.cancel()
+    _ = await running.result
+    return result
+}
+#endif
