@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "MainlineEventsTests",
             dependencies: [
-                "MainlineEvents", "MainlineLoop", "MainlineTesting",
+                "MainlineEvents", "MainlineLoop", "MainlineTesting", "CMainlineShims",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),

@@ -5,7 +5,7 @@ import Testing
 
 /// The stall watchdog on a real main loop in guest mode. The blocking callbacks wait for the watchdog's own report
 /// (a semaphore it signals), so nothing here sleeps or depends on how fast the machine is.
-@Suite("Loop watchdog", .timeLimit(.minutes(1)))
+@Suite("Loop watchdog", .serialized, .timeLimit(.minutes(2)))
 struct LoopWatchdogTests {
     /// What the watchdog reported, and a semaphore per event a blocked callback can wait for.
     final class Reports: Sendable {
@@ -16,11 +16,13 @@ struct LoopWatchdogTests {
         /// Collects stalls while `isCollecting` (always, unless a test says otherwise).
         let isCollecting = _Locked(true)
 
-        /// Waits, check by check after a stall, until `condition` holds — or, if it never does, for 1,000 checks, so
-        /// that a watchdog that never logs fails the test's expectations instead of hanging it.
+        /// Waits, check by check after a stall, until `condition` holds — or, if it never does, for 6,000 checks (30 s
+        /// at the tests' threshold; under ThreadSanitizer, with other suites holding the main actor, a stall's end
+        /// once took more than 1,000), so that a watchdog that never logs fails the test's expectations instead of
+        /// hanging it.
         func waitForChecks(until condition: @escaping @Sendable () -> Bool) async {
             await Task.detached {
-                for _ in 0..<1_000 {
+                for _ in 0..<6_000 {
                     if condition() { return }
                     self.checkedAfterStall.wait()
                 }
