@@ -79,26 +79,15 @@ struct StreamRetentionTests {
             let collector = Collector()
             _ = try subscriber.subscribe(to: "s", from: .oldestAvailable, into: collector.mailbox, decode: decodeText)
             try await withPublisher(cluster) { defaultPublisher in
-                let client = PostgresClient(
-                    configuration: .init(
-                        host: "127.0.0.1",
-                        port: cluster.port,
-                        username: "postgres",
-                        password: nil,
-                        database: cluster.database,
-                        tls: .disable
-                    )
-                )
-                let running = Task { await client.run() }
-                defer { running.cancel() }
-                let publisher = StreamPublisher(client: client, schema: schema)
-                for index in 1...4 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
-                try await defaultPublisher.publish(bytes: Array("elsewhere".utf8), to: "s")
-                #expect(try await publisher.prune(StreamRetention(maximumCount: 2)) == 2)
-                try await whileRunning(subscriber) {
-                    try await waitUntil("the two kept events") { collector.events.count == 2 }
-                    try await publisher.publish(bytes: Array("5".utf8), to: "s")
-                    try await waitUntil("event 5") { collector.events.count == 3 }
+                try await withPublisher(cluster, schema: schema) { publisher in
+                    for index in 1...4 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+                    try await defaultPublisher.publish(bytes: Array("elsewhere".utf8), to: "s")
+                    #expect(try await publisher.prune(StreamRetention(maximumCount: 2)) == 2)
+                    try await whileRunning(subscriber) {
+                        try await waitUntil("the two kept events") { collector.events.count == 2 }
+                        try await publisher.publish(bytes: Array("5".utf8), to: "s")
+                        try await waitUntil("event 5") { collector.events.count == 3 }
+                    }
                 }
             }
             // `.oldestAvailable` starts at what retention kept, without a resync; the default schema's "s" is

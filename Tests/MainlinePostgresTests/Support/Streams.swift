@@ -22,6 +22,7 @@ func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) 
 @discardableResult
 func withPublisher<T>(
     _ cluster: PostgresTestCluster,
+    schema: StreamSchema = .default,
     metricsFactory: any MetricsFactory = MetricsSystem.factory,
     _ body: @MainActor (StreamPublisher) async throws -> T
 ) async throws -> T {
@@ -37,7 +38,7 @@ func withPublisher<T>(
     )
     let running = Task { await client.run() }
     defer { running.cancel() }
-    return try await body(StreamPublisher(client: client, metricsFactory: metricsFactory))
+    return try await body(StreamPublisher(client: client, schema: schema, metricsFactory: metricsFactory))
 }
 
 /// Runs `subscriber` until `body` returns or throws, then stops it.
