@@ -199,6 +199,7 @@ let package = Package(
             name: "MainlineViewModelsTests",
             dependencies: [
                 "MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting",
+                "CMainlineShims",
             ]
         ),
         .testTarget(
