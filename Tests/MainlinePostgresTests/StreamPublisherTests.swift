@@ -12,12 +12,8 @@ import Testing
 struct StreamPublisherTests {
     @Test func aSecondWriterWaitsForTheFirstToCommitSoALateCommitIsNeverSkipped() async throws {
         try await PostgresTestCluster.with { cluster in
-            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
-            let collector = Collector()
-            _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
             let logger = Logger(label: "test")
-            try await whileRunning(subscriber) {
-                try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+            let collector = try await whileListening(to: "s", on: cluster) { collector in
                 try await cluster.withConnection { slow in
                     // The slow writer takes sequence 1 in a transaction it keeps open.
                     try await slow.query("BEGIN", logger: logger)
@@ -45,12 +41,8 @@ struct StreamPublisherTests {
 
     @Test func aRolledBackPublishIsNeverSeenAndGivesItsSequenceBack() async throws {
         try await PostgresTestCluster.with { cluster in
-            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
-            let collector = Collector()
-            _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
             let logger = Logger(label: "test")
-            try await whileRunning(subscriber) {
-                try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+            let collector = try await whileListening(to: "s", on: cluster) { collector in
                 try await cluster.withConnection { connection in
                     try await connection.query("BEGIN", logger: logger)
                     let undone = try await StreamPublisher.publish(

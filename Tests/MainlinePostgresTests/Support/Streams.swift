@@ -3,6 +3,7 @@ import CoreMetrics
 import Logging
 import MainlinePostgres
 import PostgresNIO
+import Testing
 
 /// Options for tests: failures are noticed and retried within a fraction of a second, and nothing is read without a
 /// hint or a (re)connect unless a test asks (a poll would hide a missing catch-up).
@@ -39,6 +40,24 @@ func withPublisher<T>(
     let running = Task { await client.run() }
     defer { running.cancel() }
     return try await body(StreamPublisher(client: client, schema: schema, metricsFactory: metricsFactory))
+}
+
+/// Subscribes a new collector to `stream` (text, from its start) and runs `body` with it once the subscriber listens
+/// (its tables exist then); returns the collector.
+@MainActor
+func whileListening(
+    to stream: String,
+    on cluster: PostgresTestCluster,
+    _ body: @MainActor (Collector) async throws -> Void
+) async throws -> Collector {
+    let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+    let collector = Collector()
+    _ = try subscriber.subscribe(to: stream, from: .after(0), into: collector.mailbox, decode: decodeText)
+    try await whileRunning(subscriber) {
+        try await waitUntil("listening (and the tables created)") { subscriber.counts.isConnected }
+        try await body(collector)
+    }
+    return collector
 }
 
 /// Runs `subscriber` until `body` returns or throws, then stops it.
