@@ -5,6 +5,7 @@ import MainlineEvents
 import MainlinePostgres
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// Publishing: writers of one stream are serialised until they commit, so no reader ever passes a late commit.
 @MainActor

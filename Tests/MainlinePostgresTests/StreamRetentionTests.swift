@@ -5,6 +5,7 @@ import MainlinePostgres
 import MetricsTestKit
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// Retention deletes events; a subscription that had not read them receives one resync per gap, then carries on.
 @MainActor

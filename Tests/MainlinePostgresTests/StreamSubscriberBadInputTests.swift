@@ -5,6 +5,7 @@ import MainlinePostgres
 import MetricsTestKit
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// Bad input from the database is logged, counted and skipped; the subscriber carries on.
 @MainActor

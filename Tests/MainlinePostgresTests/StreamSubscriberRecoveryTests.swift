@@ -5,6 +5,7 @@ import MainlinePostgres
 import MetricsTestKit
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// The subscriber's connection dies, freezes or loses its server: it notices, reconnects, and places every event
 /// once, in order.

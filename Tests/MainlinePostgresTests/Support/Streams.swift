@@ -4,6 +4,7 @@ import Logging
 import MainlinePostgres
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// Options for tests: failures are noticed and retried within a fraction of a second, and nothing is read without a
 /// hint or a (re)connect unless a test asks (a poll would hide a missing catch-up).
