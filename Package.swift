@@ -114,6 +114,12 @@ let package = Package(
             dependencies: [
                 "MainlineLoop", "MainlineEvents",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                // `StreamSubscriber` is a `Service` (postgres-nio depends on swift-service-lifecycle anyway).
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Postgres"])
+                ),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
@@ -156,6 +162,11 @@ let package = Package(
                 "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport",
                 "mainline-postgres-publisher",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Postgres"])
+                ),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

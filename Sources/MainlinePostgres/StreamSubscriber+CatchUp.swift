@@ -12,9 +12,22 @@ extension StreamSubscriber {
         case refused
     }
 
+    /// What one offer of a resync came to.
+    private enum Offered {
+        /// Placed, or handed to a waiting sender: go on (placing nothing more while a sender waits).
+        case placed
+        /// Handed to a sender that waits for room: stop reading this stream until it placed.
+        case waiting
+        /// Refused: stop, read again later.
+        case refused
+    }
+
     /// Places every event of `subscription`'s stream after its position, in order, reading batches from the table
     /// (at least once) and skipping sequences it already has (so exactly once). Runs on the reader task only.
     func catchUp(_ subscription: StreamSubscription, on connection: PostgresConnection) async throws -> CatchUpResult {
+        // A delivery waits for room in the mailbox: nothing after it may be placed first. It marks the subscription
+        // due when it was placed.
+        if subscription.state.withLock({ $0.waiting != nil }) { return .done }
         let stream = subscription.stream
         var cursor: Int64
         if let position = subscription.lastSequence {
@@ -53,35 +66,28 @@ extension StreamSubscriber {
                 // Nothing after the cursor. A head beyond it means the rows in between were deleted; a head before
                 // it means the stream went back (its tables were recreated). Either way, start over from the head.
                 if head != cursor {
-                    guard resync(subscription, from: cursor, to: head) else { return .refused }
+                    switch resync(subscription, from: cursor, to: head) {
+                    case .placed, .waiting: return .done
+                    case .refused: return .refused
+                    }
                 }
                 return .done
             }
             if first.sequence > cursor + 1 {
-                guard resync(subscription, from: cursor, to: first.sequence - 1) else { return .refused }
-                cursor = first.sequence - 1
+                switch resync(subscription, from: cursor, to: first.sequence - 1) {
+                case .placed: cursor = first.sequence - 1
+                case .waiting: return .done
+                case .refused: return .refused
+                }
             }
             for event in events where event.sequence > cursor {
                 if subscription.isCancelled { return .done }
                 switch subscription.placeEvent(event) {
                 case .placed:
-                    subscription.state.withLock { state in
-                        state.cursor = event.sequence
-                        state.counts.delivered += 1
-                    }
-                    Counter(
-                        label: "mainline_stream_delivered",
-                        dimensions: [("stream", stream)],
-                        factory: metricsFactory
-                    )
-                    .increment()
-                    let lag = Date().timeIntervalSince(event.publishedAt)
-                    Recorder(
-                        label: "mainline_stream_lag_seconds",
-                        dimensions: [("stream", stream)],
-                        factory: metricsFactory
-                    )
-                    .record(max(lag, 0))
+                    placed(event, of: subscription)
+                case .mustWait(let send):
+                    waitForRoom(subscription, send: send) { self.placed(event, of: subscription) }
+                    return .done
                 case .refused:
                     subscription.state.withLock { $0.counts.refused += 1 }
                     return .refused
@@ -110,16 +116,40 @@ extension StreamSubscriber {
         return .done
     }
 
-    /// Places a resync and moves the position past the gap; `false` when the mailbox refused it (nothing moved).
-    private func resync(_ subscription: StreamSubscription, from cursor: Int64, to resumesAfter: Int64) -> Bool {
-        let resync = StreamResync(stream: subscription.stream, lastDelivered: cursor, resumesAfter: resumesAfter)
-        guard !subscription.isCancelled else { return true }
-        guard subscription.placeResync(resync) else {
-            subscription.state.withLock { $0.counts.refused += 1 }
-            return false
-        }
+    /// Records that `event` (of `subscription`'s stream) is in the mailbox: the position, the counts, the metrics.
+    private func placed(_ event: StreamEvent<ByteBuffer>, of subscription: StreamSubscription) {
         subscription.state.withLock { state in
-            state.cursor = resumesAfter
+            state.cursor = event.sequence
+            state.counts.delivered += 1
+        }
+        let dimensions = [("stream", subscription.stream)]
+        Counter(label: "mainline_stream_delivered", dimensions: dimensions, factory: metricsFactory).increment()
+        let lag = Date().timeIntervalSince(event.publishedAt)
+        Recorder(label: "mainline_stream_lag_seconds", dimensions: dimensions, factory: metricsFactory)
+            .record(max(lag, 0))
+    }
+
+    /// Offers a resync; once it is placed (now, or after a wait for room) the position moves past the gap.
+    private func resync(_ subscription: StreamSubscription, from cursor: Int64, to resumesAfter: Int64) -> Offered {
+        let resync = StreamResync(stream: subscription.stream, lastDelivered: cursor, resumesAfter: resumesAfter)
+        guard !subscription.isCancelled else { return .placed }
+        switch subscription.placeResync(resync) {
+        case .placed:
+            resynced(resync, of: subscription)
+            return .placed
+        case .mustWait(let send):
+            waitForRoom(subscription, send: send) { self.resynced(resync, of: subscription) }
+            return .waiting
+        case .refused, .undecodable:
+            subscription.state.withLock { $0.counts.refused += 1 }
+            return .refused
+        }
+    }
+
+    /// Records that `resync` is in the mailbox: the position moves past the gap, counted, metered and logged.
+    private func resynced(_ resync: StreamResync, of subscription: StreamSubscription) {
+        subscription.state.withLock { state in
+            state.cursor = resync.resumesAfter
             state.counts.resyncs += 1
         }
         Counter(
@@ -131,10 +161,10 @@ extension StreamSubscriber {
         logger.info(
             "stream subscriber: events were gone; the subscription resyncs",
             metadata: [
-                "stream": "\(subscription.stream)", "lastDelivered": "\(cursor)", "resumesAfter": "\(resumesAfter)",
+                "stream": "\(subscription.stream)", "lastDelivered": "\(resync.lastDelivered)",
+                "resumesAfter": "\(resync.resumesAfter)",
             ]
         )
-        return true
     }
 
     /// The sequence a new subscription starts after.

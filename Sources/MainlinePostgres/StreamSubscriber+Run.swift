@@ -2,16 +2,25 @@
 import CoreMetrics
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
-extension StreamSubscriber {
-    /// Connects, listens and reads until the calling task is cancelled, reconnecting whenever the connection ends,
-    /// fails or stops answering. Call it once, from any task (a service's `run()`).
+/// A subscriber is a service: put it in a `ServiceGroup` (after the loop's service, so that it stops first) and it
+/// reads until the group shuts down gracefully or is cancelled.
+extension StreamSubscriber: Service {
+    /// Connects, listens and reads until the calling task is cancelled or, in a `ServiceGroup`, until a graceful
+    /// shutdown begins; then it closes the connection and returns. It reconnects whenever the connection ends, fails
+    /// or stops answering. Call it once, from any task.
     ///
-    /// Connection failures are logged and retried, never thrown: a database that is down is waited for.
+    /// Connection failures are logged and retried, never thrown: a database that is down is waited for. Like
+    /// postgres-nio's `PostgresClient.run()`, it returns normally when cancelled, so a service group sees a clean
+    /// end. Subscriptions keep their positions, so a later `run()` goes on where this one stopped.
     ///
-    /// - Throws: `CancellationError` when the task is cancelled (the connection is closed first);
-    ///   ``StreamError/alreadyRunning`` at once when another `run()` of this subscriber has not returned yet.
+    /// - Throws: ``StreamError/alreadyRunning`` at once when another `run()` of this subscriber has not returned yet.
     public func run() async throws {
+        try await cancelWhenGracefulShutdown { try await self.runUntilCancelled() }
+    }
+
+    private func runUntilCancelled() async throws {
         let alreadyRunning = registry.withLock { registry in
             defer { registry.isRunning = true }
             return registry.isRunning
@@ -51,7 +60,6 @@ extension StreamSubscriber {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, options.maximumReconnectDelay)
         }
-        throw CancellationError()
     }
 
     /// One connection's life: `LISTEN`, then hints, reads and health checks side by side until one of them fails.

@@ -34,7 +34,7 @@ import PostgresNIO
 ///         }
 ///     }
 /// }
-/// Task { try await subscriber.run() }  // until the task is cancelled
+/// Task { try await subscriber.run() }  // until the task is cancelled; or put it in a ServiceGroup
 /// ```
 ///
 /// Bad input never stops it: a malformed hint, a hint for a stream nobody here reads, or a payload the decoder
@@ -92,6 +92,10 @@ public final class StreamSubscriber: Sendable {
         self.metricsFactory = metricsFactory
     }
 
+    deinit {
+        cancelWaits()
+    }
+
     /// What it saw so far. Thread-safe.
     public var counts: Counts { registry.withLock { $0.counts } }
 
@@ -116,7 +120,26 @@ public final class StreamSubscriber: Sendable {
         decode: @escaping @Sendable (ByteBuffer) throws -> Value,
         place: @escaping @Sendable (StreamDelivery<Value>) -> Bool
     ) throws(StreamError) -> StreamSubscription {
+        try register(stream: stream, start: start, decode: decode, place: place, wait: nil)
+    }
+
+    /// Registers a subscription whose deliveries go to `place`; when `place` refuses and `wait` is given, `wait` is
+    /// run (off the reader) to wait for room and place, and the subscription is read again once it returned.
+    @MainActor
+    func register<Value: Sendable>(
+        stream: String,
+        start: StreamStart,
+        decode: @escaping @Sendable (ByteBuffer) throws -> Value,
+        place: @escaping @Sendable (StreamDelivery<Value>) -> Bool,
+        wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)?
+    ) throws(StreamError) -> StreamSubscription {
         try StreamSchema.validate(stream: stream)
+        /// What became of `delivery` offered to `place`.
+        @Sendable func offer(_ delivery: StreamDelivery<Value>) -> StreamSubscription._Placement {
+            if place(delivery) { return .placed }
+            guard let wait else { return .refused }
+            return .mustWait(send: { try await wait(delivery) })
+        }
         let subscription = registry.withLock { registry in
             let subscription = StreamSubscription(
                 stream: stream,
@@ -135,9 +158,9 @@ public final class StreamSubscriber: Sendable {
                         publishedAt: raw.publishedAt,
                         value: value
                     )
-                    return place(.event(event)) ? .placed : .refused
+                    return offer(.event(event))
                 },
-                placeResync: { place(.resync($0)) },
+                placeResync: { offer(.resync($0)) },
                 onCancel: { [weak self] in self?.remove($0) }
             )
             registry.nextID += 1
@@ -147,78 +170,6 @@ public final class StreamSubscriber: Sendable {
             return subscription
         }
         return subscription
-    }
-
-    /// Subscribes to `stream`, placing its deliveries into `mailbox`.
-    ///
-    /// With `overflow: .reject`, a full mailbox holds the stream back without losing anything (the events stay in
-    /// the table); with `.dropOldest` or `.dropNewest` it drops, and counts, what it cannot hold.
-    ///
-    /// - Parameters:
-    ///   - stream: The stream's name.
-    ///   - start: Where to start reading.
-    ///   - mailbox: Where the deliveries go.
-    ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
-    /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
-    @MainActor
-    public func subscribe<Value: Sendable>(
-        to stream: String,
-        from start: StreamStart = .latest,
-        into mailbox: BoundedMailbox<StreamDelivery<Value>>,
-        decode: @escaping @Sendable (ByteBuffer) throws -> Value
-    ) throws(StreamError) -> StreamSubscription {
-        try subscribe(to: stream, from: start, decode: decode, place: { mailbox.place($0) })
-    }
-
-    /// Subscribes to `stream`, keeping only the latest delivery in `mailbox` (for streams of whole states, where
-    /// only the newest matters).
-    ///
-    /// - Parameters:
-    ///   - stream: The stream's name.
-    ///   - start: Where to start reading.
-    ///   - mailbox: Where the deliveries go; a newer one replaces one not yet taken.
-    ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
-    /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
-    @MainActor
-    public func subscribe<Value: Sendable>(
-        to stream: String,
-        from start: StreamStart = .latest,
-        into mailbox: LatestMailbox<StreamDelivery<Value>>,
-        decode: @escaping @Sendable (ByteBuffer) throws -> Value
-    ) throws(StreamError) -> StreamSubscription {
-        try subscribe(
-            to: stream,
-            from: start,
-            decode: decode,
-            place: {
-                mailbox.place($0)
-                return true
-            }
-        )
-    }
-
-    /// Subscribes to `stream`, whose payloads are `Value`s encoded as JSON (``StreamPublisher/publish(json:to:)``),
-    /// placing its deliveries into `mailbox`.
-    ///
-    /// - Parameters:
-    ///   - stream: The stream's name.
-    ///   - start: Where to start reading.
-    ///   - type: The payloads' type; a payload that does not decode is logged, counted and skipped.
-    ///   - mailbox: Where the deliveries go.
-    /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
-    @MainActor
-    public func subscribe<Value: Decodable & Sendable>(
-        to stream: String,
-        from start: StreamStart = .latest,
-        as type: Value.Type,
-        into mailbox: BoundedMailbox<StreamDelivery<Value>>
-    ) throws(StreamError) -> StreamSubscription {
-        try subscribe(to: stream, from: start, into: mailbox) { buffer in
-            try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
-        }
     }
 
     private func remove(_ subscription: StreamSubscription) {

@@ -10,8 +10,11 @@ import PostgresNIO
 /// The subscriber places each event of the stream into the subscription's mailbox once, in sequence order. It
 /// advances ``lastSequence`` only when the mailbox accepted the event, so a mailbox that refuses (a
 /// `BoundedMailbox` with `.reject`, full) loses nothing: the subscriber reads the event again from the table a
-/// little later (``StreamSubscriber/Options/retryInterval``). A mailbox that drops (`.dropOldest`, `.dropNewest`,
-/// `LatestMailbox`) drops by its own rule, and counts it.
+/// little later (``StreamSubscriber/Options/retryInterval``). A `BoundedMailbox` with `.suspend` that is full makes
+/// the subscription wait for room instead (``Counts/waits``): the event is handed to the mailbox's waiting senders and
+/// placed as soon as the consumer takes, with no polling, while the subscriber's other subscriptions go on reading.
+/// A mailbox that drops (`.dropOldest`, `.dropNewest`, `LatestMailbox`, `KeyedMailbox`) drops by its own rule, and
+/// counts it.
 public final class StreamSubscription: Sendable {
     /// What a subscription did so far.
     ///
@@ -25,6 +28,9 @@ public final class StreamSubscription: Sendable {
         public var undecodable = 0
         /// Times its mailbox refused an event (it was read again later).
         public var refused = 0
+        /// Times its mailbox (`BoundedMailbox` with `.suspend`) was full and it waited for room; the event was placed
+        /// when room came, so a wait is not a refusal.
+        public var waits = 0
     }
 
     /// The stream it reads.
@@ -34,7 +40,7 @@ public final class StreamSubscription: Sendable {
     /// Decodes and places one event; runs on the subscriber's reader task only.
     let placeEvent: @Sendable (StreamEvent<ByteBuffer>) -> _Placement
     /// Places a resync; runs on the subscriber's reader task only.
-    let placeResync: @Sendable (StreamResync) -> Bool
+    let placeResync: @Sendable (StreamResync) -> _Placement
     /// The position and the counts. Protected by its lock; only the subscriber's reader task (one at a time) moves
     /// `cursor`.
     let state = _Locked(State())
@@ -46,13 +52,17 @@ public final class StreamSubscription: Sendable {
         var cursor: Int64?
         var cancelled = false
         var counts = Counts()
+        /// The task waiting for room in a `.suspend` mailbox, if one does; the reader skips the subscription meanwhile.
+        var waiting: Task<Void, Never>?
     }
 
-    /// What became of one event offered to the mailbox.
+    /// What became of one delivery offered to the mailbox.
     enum _Placement {
         case placed
         case refused
         case undecodable(any Error)
+        /// The mailbox is full and its producers wait (`.suspend`): run `send` to wait for room and place.
+        case mustWait(send: @Sendable () async throws -> Void)
     }
 
     init(
@@ -60,7 +70,7 @@ public final class StreamSubscription: Sendable {
         start: StreamStart,
         id: Int,
         placeEvent: @escaping @Sendable (StreamEvent<ByteBuffer>) -> _Placement,
-        placeResync: @escaping @Sendable (StreamResync) -> Bool,
+        placeResync: @escaping @Sendable (StreamResync) -> _Placement,
         onCancel: @escaping @Sendable (StreamSubscription) -> Void
     ) {
         self.stream = stream
@@ -83,10 +93,11 @@ public final class StreamSubscription: Sendable {
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Ends the subscription: nothing more is placed in its mailbox once the subscriber's current placement (if any)
-    /// returns. Thread-safe; calling it again does nothing.
+    /// returns; a wait for room in a `.suspend` mailbox is given up. Thread-safe; calling it again does nothing.
     public func cancel() {
         let first = state.withLock { state in
             defer { state.cancelled = true }
+            state.waiting?.cancel()
             return !state.cancelled
         }
         if first { onCancel(self) }

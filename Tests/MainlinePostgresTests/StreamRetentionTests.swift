@@ -1,9 +1,11 @@
 #if Postgres
 import Foundation
+import Logging
 import MainlineEvents
 import MainlinePostgres
 import MetricsTestKit
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 import _MainlineTestSupport
 
@@ -120,6 +122,37 @@ struct StreamRetentionTests {
                 #expect(remaining == ["a2", "a3", "a4", "b2", "b3", "b4"])
             }
         }
+    }
+
+    @Test func theRetentionServicePrunesAtStartAndAgainEveryIntervalUntilTheGracefulShutdown() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...10 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+                let metrics = TestMetrics()
+                let service = StreamRetentionService(
+                    publisher: publisher,
+                    retention: StreamRetention(maximumCount: 3),
+                    interval: .milliseconds(100),
+                    metricsFactory: metrics
+                )
+                let group = ServiceGroup(services: [service], logger: Logger(label: "test.group"))
+                let running = Task { try await group.run() }
+                defer { running.cancel() }
+                try await waitUntil("the first prune") { try await remaining(in: cluster) == "8,9,10" }
+                for index in 11...15 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+                try await waitUntil("a later prune") { try await remaining(in: cluster) == "13,14,15" }
+                await group.triggerGracefulShutdown()
+                try await running.value
+                #expect(try metrics.expectCounter("mainline_stream_pruned").totalValue == 12)
+            }
+        }
+    }
+
+    /// The sequences stream `s` keeps, in order, joined with commas.
+    private func remaining(in cluster: PostgresTestCluster) async throws -> String {
+        try await cluster.psql(
+            "SELECT string_agg(sequence::text, ',' ORDER BY sequence) FROM mainline_stream_events WHERE stream = 's'"
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 #endif

@@ -39,10 +39,10 @@ func waitUntil(
     _ what: String,
     timeout: Duration = .seconds(30),
     sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
+    _ condition: @MainActor () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
-    while !condition() {
+    while try await !condition() {
         if ContinuousClock.now >= deadline {
             Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
             throw TimedOut()
