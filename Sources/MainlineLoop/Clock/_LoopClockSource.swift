@@ -20,8 +20,13 @@ package protocol _LoopClockSource: AnyObject, Sendable {
     /// scope's task as it starts. A virtual-time loop keeps the task's jobs where its stepping waits for them (see
     /// `_VirtualTimeTasks`); real loops do nothing.
     func adoptCurrentTask()
+
+    /// Lets go of the current task, taken in by ``adoptCurrentTask()``: called by a view-model scope's task when its
+    /// operation returns. Real loops do nothing.
+    func releaseCurrentTask()
 }
 
 extension _LoopClockSource {
     package func adoptCurrentTask() {}
+    package func releaseCurrentTask() {}
 }

@@ -44,4 +44,8 @@ package final class _MainActorLoopClockSource<L: Loop>: _LoopClockSource {
     package func adoptCurrentTask() {
         if virtual, let loop { _VirtualTimeTasks.adoptCurrentTask(owner: loop) }
     }
+
+    package func releaseCurrentTask() {
+        if virtual { _VirtualTimeTasks.releaseCurrentTask() }
+    }
 }

@@ -20,8 +20,10 @@ import Musl
 /// to the tasks a test loop took in, so the rest of a parallel test process keeps its thread pool.
 ///
 /// A task is taken in when it waits on a virtual-time loop (a clock sleep) or is launched into a view-model scope of
-/// one; it stays in until its loop is freed (a task that finished leaves only an address behind, and the worst a
-/// reused address does is run another task's global jobs on the main actor until then).
+/// one; it stays in until it is let go (a view-model scope's task when its operation returns) or its loop is freed.
+/// A task is known by its address and its id: a task that finished without being let go leaves an entry behind,
+/// and when another task reuses that address the ids differ, so the newcomer keeps the global executor and the stale
+/// entry is dropped.
 ///
 /// The hook (`swift_task_enqueueGlobal_hook`, the runtime's public hook variable, found with `dlsym`) is installed
 /// the first time a task is taken in and chains to any hook installed before it. With no task taken in, it costs
@@ -33,8 +35,8 @@ package enum _VirtualTimeTasks {
     private typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
 
     private struct State {
-        /// Task address → the loop (clock source) that took it in.
-        var tasks: [UnsafeRawPointer: ObjectIdentifier] = [:]
+        /// Task address → the task's id and the loop (clock source) that took it in.
+        var tasks: [UnsafeRawPointer: (id: UInt64, owner: ObjectIdentifier)] = [:]
         var installed = false
     }
 
@@ -47,16 +49,35 @@ package enum _VirtualTimeTasks {
 
     /// Takes the current task into virtual time on behalf of `owner`. No-op outside a task.
     package static func adoptCurrentTask(owner: AnyObject) {
-        guard let task = withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } })
-        else { return }
+        guard let task = currentTask else { return }
         let owner = ObjectIdentifier(owner)
         state.withLock { state in
             if !state.installed {
                 state.installed = true
                 install(&state)
             }
-            state.tasks[task] = owner
+            state.tasks[task.address] = (task.id, owner)
             count.store(state.tasks.count, ordering: .releasing)
+        }
+    }
+
+    /// Lets go of the current task (its work for the loop is done): its jobs go to the global executor again.
+    package static func releaseCurrentTask() {
+        guard let task = currentTask else { return }
+        state.withLock { state in
+            guard state.tasks[task.address]?.id == task.id else { return }
+            state.tasks[task.address] = nil
+            count.store(state.tasks.count, ordering: .releasing)
+        }
+    }
+
+    /// The current task's address and id; `nil` outside a task.
+    private static var currentTask: (address: UnsafeRawPointer, id: UInt64)? {
+        withUnsafeCurrentTask { task in
+            // A task is a job: the same object, so the runtime's job-id query answers for the task.
+            task.map { task in
+                (unsafeBitCast(task, to: UnsafeRawPointer.self), _jobTaskID(unsafeBitCast(task, to: UnownedJob.self)))
+            }
         }
     }
 
@@ -64,16 +85,21 @@ package enum _VirtualTimeTasks {
     package static func releaseAll(owner: AnyObject) {
         let owner = ObjectIdentifier(owner)
         state.withLock { state in
-            state.tasks = state.tasks.filter { $0.value != owner }
+            state.tasks = state.tasks.filter { $0.value.owner != owner }
             count.store(state.tasks.count, ordering: .releasing)
         }
     }
 
+    /// How many tasks `owner` has taken in and not let go of (for the package's tests).
+    package static func adoptedTaskCount(owner: AnyObject) -> Int {
+        let owner = ObjectIdentifier(owner)
+        return state.withLock { $0.tasks.values.count { $0.owner == owner } }
+    }
+
     /// Whether the current task has been taken in (for the package's tests).
     package static var isCurrentTaskAdopted: Bool {
-        guard let task = withUnsafeCurrentTask(body: { $0.map { unsafeBitCast($0, to: UnsafeRawPointer.self) } })
-        else { return false }
-        return state.withLock { $0.tasks[task] != nil }
+        guard let task = currentTask else { return false }
+        return state.withLock { $0.tasks[task.address]?.id == task.id }
     }
 
     private static func install(_: inout State) {
@@ -111,8 +137,21 @@ package enum _VirtualTimeTasks {
         }
     }
 
+    /// Whether `job` belongs to a taken-in task: a job of a task is the task itself, so its address is the task's;
+    /// a matching address with another id is a freed task's, now reused, and its entry is dropped.
     private static func takesIn(_ job: UnownedJob) -> Bool {
         let address = unsafeBitCast(job, to: UnsafeRawPointer.self)
-        return state.withLock { $0.tasks[address] != nil }
+        return state.withLock { state in
+            guard let entry = state.tasks[address] else { return false }
+            if entry.id == _jobTaskID(job) { return true }
+            state.tasks[address] = nil
+            count.store(state.tasks.count, ordering: .releasing)
+            return false
+        }
     }
 }
+
+/// The id of `job`'s task (0 for a job that is not a task): the runtime's exported query, which the standard library
+/// itself declares this way for `UnownedJob`'s description.
+@_silgen_name("swift_task_getJobTaskId")
+private func _jobTaskID(_ job: UnownedJob) -> UInt64

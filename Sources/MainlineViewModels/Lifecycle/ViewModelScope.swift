@@ -51,6 +51,8 @@ public final class ViewModelScope {
             // On a TestLoop the task joins virtual time before its first step off the main actor.
             clock.source.adoptCurrentTask()
             await operation()
+            // Done: a finished task must not leave its address behind for another task to inherit.
+            clock.source.releaseCurrentTask()
             self?.tasks[id] = nil
         }
         tasks[id] = task
