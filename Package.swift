@@ -145,12 +145,13 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
             ]
         ),
-        // A second process for MainlinePostgresTests: publishes events to a stream through its own connection pool.
+        // A second process for MainlinePostgresTests: publishes events to a stream through its own connection pool, and
+        // can subscribe to it on its own main loop and report what it saw.
         // Built (empty of work without the `Postgres` trait), not imported.
         .executableTarget(
             name: "mainline-postgres-publisher",
             dependencies: [
-                "MainlinePostgres",
+                "MainlinePostgres", "MainlineEvents", "MainlineLoop",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ],
             path: "Tests/PostgresPublisherProbe"
