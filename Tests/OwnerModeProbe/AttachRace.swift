@@ -51,7 +51,9 @@ func attachRaceRounds(_ rounds: Int) {
             firstRan.wait()
             loop.post { loop.stop() }  // reaches the owner loop only through the waker installed last
         }
-        while loop.state == .idle {}  // take over as early as possible: while the thread may still start the guest
+        // Take over as early as possible, while the thread may still be starting the guest; yielding so that the
+        // thread gets the CPU on a busy machine.
+        while loop.state == .idle { sched_yield() }
         loop.run()
         finished.advance()
     }

@@ -235,7 +235,7 @@ case "sigterm-drain-deadline":
 
 case "attach-race":
     // Threads started before run() attach the loop as a guest while the main thread takes it over (AttachRace.swift).
-    let rounds = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 500
+    let rounds = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000
     MainActor.assumeIsolated { attachRaceRounds(rounds) }
     loop.post { loop.stop() }
     loop.run()
