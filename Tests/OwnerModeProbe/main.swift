@@ -233,6 +233,13 @@ case "event-loop-burst-memory":
 case "sigterm-drain-deadline":
     MainActor.assumeIsolated { sigtermWithABacklogAndADrainDeadline(loop) }
 
+case "attach-race":
+    // Threads started before run() attach the loop as a guest while the main thread takes it over (AttachRace.swift).
+    let rounds = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 1_000
+    MainActor.assumeIsolated { attachRaceRounds(rounds) }
+    loop.post { loop.stop() }
+    loop.run()
+
 case "run-off-main-thread":
     // Misuse: run() on another thread traps with a message that says what to do instead.
     let done = DispatchSemaphore(value: 0)
@@ -250,7 +257,7 @@ case "run-in-task":
 default:
     let usage = """
         usage: mainline-owner-probe flood|main-queue|idle|signal|sigterm-drain|burst-memory|event-loop-burst-memory|\
-        sigterm-drain-deadline|run-off-main-thread|run-in-task|sigusr1-snapshot
+        sigterm-drain-deadline|run-off-main-thread|run-in-task|sigusr1-snapshot|attach-race [rounds]
 
         """
     FileHandle.standardError.write(usage.data(using: .utf8)!)

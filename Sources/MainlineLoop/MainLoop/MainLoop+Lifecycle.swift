@@ -28,7 +28,9 @@ extension MainLoop {
         }
     }
 
-    /// The lifecycle state machine: what each request does in each state, as actions performed outside the lock.
+    /// The lifecycle state machine: what each request does in each state, as actions performed outside the lock —
+    /// except `.startGuest`, which ``MainLoop/attachAsGuest()`` performs under it, so that `run()` can never take over
+    /// a guest that is still starting.
     ///
     /// `idle → (guest → owner? | owner) → stopping → stopped`, and `idle → stopped` when stopped before
     /// anything ran it. Guest → owner happens when a synchronous `main` used the loop (which attached it as a

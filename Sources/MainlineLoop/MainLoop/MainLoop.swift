@@ -147,9 +147,14 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// Use it in an `async` main, a test suite, or a NIO or Hummingbird application. A synchronous `main` that
     /// calls ``run()`` later may have attached the loop as a guest by using it first; `run()` then takes over.
     public func attachAsGuest() {
-        let action = lifecycle.withLock { $0.attachAsGuest(makeDriver: makeDriver) }
-        guard case .startGuest(let driver) = action else { return }
-        startGuest(driver)
+        // The guest starts under the lifecycle lock: `run()` takes a guest over under the same lock, so it never sees
+        // one half started. Started after the lock, by a thread other than the main one (a post from a worker that
+        // found the loop idle), the guest could install its waker *after* `run()` had detached its pump and installed
+        // the owner's: every later wake-up went to a cancelled pump, and the owner loop slept forever.
+        lifecycle.withLock {
+            guard case .startGuest(let driver) = $0.attachAsGuest(makeDriver: makeDriver) else { return }
+            startGuest(driver)
+        }
     }
 
     /// Stops the loop. Thread-safe and idempotent.
@@ -362,9 +367,15 @@ public final class MainLoop: Loop, @unchecked Sendable {
         }
     }
 
+    /// Starts `driver` as a guest: its pump first, then the waker that queues the pump.
+    ///
+    /// Called under the lifecycle lock when attaching (see ``attachAsGuest()``), so that `run()` sees the pump and
+    /// installs its own waker after this one. It takes the job queue's lock inside: lifecycle, then queue, as `stop`.
     private func startGuest(_ driver: _MainLoopDriver) {
         let pump = _GuestPump(driver: driver)
-        // Before `start()` nothing runs the driver yet, so handing it the pump here cannot race.
+        // Before `start()` nothing runs the driver yet, and `run()` takes the loop over (and reads the pump) only after
+        // taking the lifecycle lock the caller holds (a stopping loop is never taken over): handing it the pump here
+        // cannot race.
         driver.guestPump = pump
         // Start the pump before installing the waker: with posts already waiting, the waker queues a pump at once,
         // and that pump (on the main queue) must not race `start()` (on this thread) over the dispatch timer —

@@ -68,6 +68,20 @@ struct OwnerModeTests {
         #expect(result["drainLog"] == "settled;hook after 100 posts, post refused: true")
     }
 
+    /// A thread started before `run()` posts first, attaching the loop as a guest on that thread, while the main thread
+    /// calls `run()` and takes the loop over: the owner loop must still be woken by the thread's next post. Before the
+    /// guest was started under the lifecycle lock, `run()` could detach a guest pump whose waker the thread installed
+    /// only afterwards, over the owner's: every later post woke a cancelled pump, and the loop slept forever (seen in
+    /// the dashboard example, whose workers start before `run()`). Or `run()` found no pump yet, and the guest's went on
+    /// pumping the owner loop from the main queue (it kept the owner's idle phase from running, and here, where each
+    /// round's loop is freed, closed the driver of a freed loop: a crash). Without the fix each of 31 runs of 500 rounds
+    /// failed, one way or the other (the latest in round 358, on a busy machine).
+    @Test func aGuestStartedByAnotherThreadIsTakenOverByRunWithoutLosingTheNextWakeUp() async throws {
+        let result = try await OwnerModeProbe.run("attach-race")
+        expectCleanStop(result)
+        #expect(result["rounds"] == "1000", "a round hung: \(result.standardError)")
+    }
+
     @Test func runOffTheMainThreadTrapsAndSaysToAttachAsGuest() async throws {
         let result = try await OwnerModeProbe.run("run-off-main-thread")
         #expect(result.exitStatus != 0)
