@@ -8,6 +8,8 @@ import Mainline
 enum AnswerDeadline {
     /// The work did not end within the deadline: it was cancelled, but a statement the database had already received
     /// may still take effect.
+    ///
+    /// All operations on `NoAnswer` are thread-safe (it is a value).
     struct NoAnswer: Error, CustomStringConvertible {
         /// The deadline that passed.
         var deadline: Duration

@@ -48,6 +48,8 @@ extension Broker {
         }
     }
 
+    /// `SUB` in cluster mode: counts the client as a subscriber of the topic's feed (opening it if it is the first),
+    /// then subscribes its view model and answers `OK SUB`, or answers `ERR` and counts nothing.
     private func subscribe(_ client: ClientConnection, to name: String, through cluster: ClusterLink) async {
         let viewModel = client.viewModel
         if let reason = Self.refusal(of: name) {

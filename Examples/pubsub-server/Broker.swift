@@ -161,6 +161,8 @@ final class Broker {
         publish(message, to: topic)
     }
 
+    /// Numbers `message` with the broker's next sequence and makes it the topic's value: each observing view model
+    /// delivers it.
     private func publish(_ message: String, to topic: InitializedSubject<Publication?>) {
         sequence += 1
         topic.value = Publication(sequence: sequence, message: message)

@@ -120,6 +120,7 @@ final class ClusterLink {
         if let feed = feeds[topic] { release(feed) }
     }
 
+    /// Counts one subscriber of `feed` less; at none, forgets and closes it.
     private func release(_ feed: TopicFeed) {
         feed.subscribers -= 1
         guard feed.subscribers <= 0 else { return }

@@ -41,6 +41,7 @@ final class CommandQueue {
         Task { await self.run() }
     }
 
+    /// Runs the waiting commands in order until none is left; one run at a time (``isRunning``).
     private func run() async {
         while next < waiting.count {
             let command = waiting[next]

@@ -15,13 +15,20 @@ import PostgresNIO
 /// let client = PostgresClient(configuration: url.clientConfiguration)
 /// ```
 struct PostgresURL: Sendable, Equatable {
+    /// The user to connect as.
     var user: String
+    /// The user's password, if the URL has one.
     var password: String?
+    /// The server's host name or address.
     var host: String
+    /// The server's TCP port (5432 unless the URL says).
     var port: Int
+    /// The database to open.
     var database: String
 
     /// Why a `--postgres` value is not a URL the server can use. The description says what is wrong.
+    ///
+    /// All operations on `Invalid` are thread-safe (it is a value).
     struct Invalid: Error, CustomStringConvertible {
         var description: String
     }
