@@ -103,6 +103,42 @@ struct PubSubServerClusterTests {
         }
     }
 
+    /// What a server's client gets while its listener is away can only come from the catch-up after the reconnect:
+    /// the database refuses new connections until B has published everything, so no notification reaches A.
+    @Test @MainActor func aServerKeptFromReconnectingGetsWhatWasPublishedMeanwhileOnceItIsBack() async throws {
+        try await withTwoServers { cluster, a, b in
+            let subscriber = try LineClient(port: a.port)
+            subscribe(subscriber, to: "news")
+            let publisher = try LineClient(port: b.port)
+            try publisher.send("PUB news before")
+            #expect(subscriber.readLine() == "MSG news before")
+
+            // B's pool keeps the connection it has; A's listener is ended and cannot connect again.
+            let ended = try await cluster.psql(
+                """
+                ALTER DATABASE \(cluster.database) ALLOW_CONNECTIONS false;
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE application_name = 'pubsub-server-\(a.process.pid)'
+                """,
+                database: "postgres"
+            )
+            #expect(ended.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+            let meanwhile = (0..<100).map { "MSG news meanwhile \($0)" }
+            try await offPool { for line in meanwhile { try publisher.send("PUB " + line.dropFirst(4)) } }
+            // Every PUB committed (a PUB answers only when it fails): STATS is the next line.
+            try publisher.send("STATS")
+            #expect(publisher.readLine()?.hasPrefix("STATS ") == true)
+
+            try await cluster.psql("ALTER DATABASE \(cluster.database) ALLOW_CONNECTIONS true", database: "postgres")
+            // Less than the listener's 30 s poll, which would read the stream anyway, and more than its longest
+            // reconnect delay (10 s): only the catch-up that follows LISTEN delivers within it.
+            subscriber.receiveTimeout = .seconds(20)
+            #expect(try await lines(meanwhile.count, from: subscriber) == meanwhile)
+            try publisher.send("PUB news last")
+            #expect(subscriber.readLine() == "MSG news last")
+        }
+    }
+
     @Test @MainActor func aHundredKilobyteMessageArrivesIntactOnTheOtherServerAndALongerLineGetsTheUsualError()
         async throws
     {
