@@ -7,7 +7,7 @@ import _MainlineTestSupport
 @Suite("Example: pubsub-server cluster over PostgreSQL", .serialized, .timeLimit(.minutes(3)))
 struct PubSubServerClusterTests {
     /// Starts two servers on free ports with `--postgres` and `arguments`, runs `body` with them, and checks that
-    /// both stop cleanly on SIGTERM.
+    /// both stop cleanly on SIGTERM (they are stopped when `body` throws too, so a failed test leaves none running).
     @MainActor
     private func withTwoServers(
         arguments: [String] = [],
@@ -15,8 +15,19 @@ struct PubSubServerClusterTests {
     ) async throws {
         try await PostgresTestCluster.with { cluster in
             let a = try ServerProcess("pubsub-server", arguments: ["--postgres", cluster.url] + arguments)
-            let b = try ServerProcess("pubsub-server", arguments: ["--postgres", cluster.url] + arguments)
-            try await body(cluster, a, b)
+            let b: ServerProcess
+            do {
+                b = try ServerProcess("pubsub-server", arguments: ["--postgres", cluster.url] + arguments)
+            } catch {
+                _ = await a.terminate()
+                throw error
+            }
+            do {
+                try await body(cluster, a, b)
+            } catch {
+                _ = (await a.terminate(), await b.terminate())
+                throw error
+            }
             let (endA, endB) = (await a.terminate(), await b.terminate())
             #expect(endA.status == 0, "\(endA.standardError)")
             #expect(endB.status == 0, "\(endB.standardError)")
