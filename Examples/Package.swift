@@ -9,11 +9,14 @@ import PackageDescription
 let package = Package(
     name: "MainlineExamples",
     dependencies: [
-        .package(name: "Mainline", path: ".."),
+        // With the `Postgres` trait: pubsub-server's cluster mode (`--postgres`) carries topics through MainlinePostgres.
+        .package(name: "Mainline", path: "..", traits: ["Postgres"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // pubsub-server's cluster mode: the connection pool and configurations MainlinePostgres is given.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // order-desk's HTTP server. Without its default traits: they pull in swift-configuration, which it doesn't use.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
@@ -43,12 +46,15 @@ let package = Package(
             path: "sign-up",
             exclude: ["confirm-route.json"]
         ),
-        // A line-protocol publish/subscribe server: SwiftNIO for the sockets, the main loop for topics and clients.
+        // A line-protocol publish/subscribe server: SwiftNIO for the sockets, the main loop for topics and clients;
+        // with `--postgres`, topics become MainlinePostgres streams shared by every server of one database.
         .executableTarget(
             name: "pubsub-server",
             dependencies: [
                 .product(name: "Mainline", package: "Mainline"),
                 .product(name: "MainlineServiceLifecycle", package: "Mainline"),
+                .product(name: "MainlinePostgres", package: "Mainline"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

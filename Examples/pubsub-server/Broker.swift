@@ -7,6 +7,10 @@ import NIOCore
 ///
 /// A topic is an `InitializedSubject` of its latest ``Publication``; each subscription is an observation of it held
 /// by the subscriber's ``ClientViewModel`` for the client's whole life.
+///
+/// In cluster mode (``cluster`` set, `--postgres`), `PUB`, `SUB` and `UNSUB` go through the database
+/// (`Broker+Cluster.swift`), and a topic's publications come from its stream instead of from local `PUB`s; fan-out,
+/// paused clients and `STATS` are the same.
 @MainActor
 final class Broker {
     /// At most this many topics exist at once; a `SUB` or `PUB` that would create one more gets `ERR`.
@@ -16,11 +20,16 @@ final class Broker {
     let idleTimeout: Duration
     /// At most this many clients are connected at once; the next one gets `ERR server full` and is closed.
     let maximumClients: Int
-    private var topics: [String: InitializedSubject<Publication?>] = [:]
+    /// The longest line a client may send, in bytes, without its line break (`--max-line-bytes`).
+    let maximumLineLength: Int
+    /// The database that carries the topics in cluster mode; `nil` for a server on its own.
+    let cluster: ClusterLink?
+    private(set) var topics: [String: InitializedSubject<Publication?>] = [:]
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
     private var nextClientID = 0
     private var sequence: UInt64 = 0
-    private var published = 0
+    /// `PUB`s this server performed (in cluster mode: committed).
+    var published = 0
     /// Counts of clients that have left, so that `STATS` totals do not shrink when a client goes.
     private var departed = MailboxCounts()
     private var isShuttingDown = false
@@ -33,13 +42,23 @@ final class Broker {
     /// - Parameters:
     ///   - idleTimeout: How long a client that holds no subscription may complete no command line (`--idle-timeout-s`).
     ///   - maximumClients: How many clients may be connected at once (`--max-clients`).
-    init(idleTimeout: Duration = .seconds(300), maximumClients: Int = 10_000) {
+    ///   - maximumLineLength: The longest line a client may send (`--max-line-bytes`).
+    ///   - cluster: The database that carries the topics (`--postgres`); `nil` for a server on its own.
+    init(
+        idleTimeout: Duration = .seconds(300),
+        maximumClients: Int = 10_000,
+        maximumLineLength: Int = Command.defaultMaximumLineLength,
+        cluster: ClusterLink? = nil
+    ) {
         self.idleTimeout = idleTimeout
         self.maximumClients = maximumClients
+        self.maximumLineLength = maximumLineLength
+        self.cluster = cluster
         snapshotOnSignal = MainLoop.main.onSignal(.sigusr1) { _ in
             let report = "pubsub-server: snapshot\n\(MainLoop.main.snapshot())\npubsub-server: end of snapshot\n"
             FileHandle.standardOutput.write(Data(report.utf8))
         }
+        cluster?.onMessage = { [weak self] topic, message in self?.publish(message, to: topic) }
     }
 
     // MARK: From the network (posted by SwiftNIO threads)
@@ -67,7 +86,9 @@ final class Broker {
 
     func disconnected(_ channel: ObjectIdentifier) {
         guard let client = clients.removeValue(forKey: channel) else { return }
+        let subscribed = Array(client.viewModel.subscriptions.keys)
         client.disconnected()
+        for topic in subscribed { cluster?.release(topic) }
         departed = departed + client.viewModel.outgoing.counts
         if clients.isEmpty, let allClosed {
             self.allClosed = nil
@@ -78,6 +99,11 @@ final class Broker {
     func received(_ line: Result<Command, Command.ParseError>, from channel: ObjectIdentifier) {
         guard let client = clients[channel] else { return }
         client.noteCommand()
+        if let cluster {
+            // One command at a time per client: some wait for the database.
+            client.commands.perform { [weak self] in await self?.perform(line, for: client, through: cluster) }
+            return
+        }
         switch line {
         case .failure(let error):
             client.viewModel.reply("ERR \(error)")
@@ -88,13 +114,15 @@ final class Broker {
 
     func lineTooLong(from channel: ObjectIdentifier) {
         guard let client = clients[channel] else { return }
-        client.viewModel.reply("ERR line too long (limit \(Command.maximumLineLength) bytes)")
+        client.viewModel.reply("ERR line too long (limit \(maximumLineLength) bytes)")
         client.close()
     }
 
     // MARK: Commands
 
-    private func perform(_ command: Command, for client: ClientConnection) {
+    /// Performs `command` on the main loop, at once: every command of a server on its own, and the ones that need
+    /// no database in cluster mode.
+    func perform(_ command: Command, for client: ClientConnection) {
         let viewModel = client.viewModel
         switch command {
         case .subscribe(let name):
@@ -112,9 +140,8 @@ final class Broker {
                 viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
                 return
             }
-            sequence += 1
             published += 1
-            topic.value = Publication(sequence: sequence, message: message)
+            publish(message, to: topic)
         case .stats:
             viewModel.reply(stats(for: viewModel))
         case .debug:
@@ -127,7 +154,22 @@ final class Broker {
         }
     }
 
-    private func topic(named name: String) -> InitializedSubject<Publication?>? {
+    /// Hands `message` to the topic's subscribers: a local `PUB`, or (in cluster mode) the next message of the
+    /// topic's stream. A topic nobody here subscribes to has no subject and reaches nobody.
+    func publish(_ message: String, to name: String) {
+        guard let topic = topics[name] else { return }
+        publish(message, to: topic)
+    }
+
+    /// Numbers `message` with the broker's next sequence and makes it the topic's value: each observing view model
+    /// delivers it.
+    private func publish(_ message: String, to topic: InitializedSubject<Publication?>) {
+        sequence += 1
+        topic.value = Publication(sequence: sequence, message: message)
+    }
+
+    /// The topic named `name`, created if it is new; `nil` when there are already ``maximumTopics``.
+    func topic(named name: String) -> InitializedSubject<Publication?>? {
         if let topic = topics[name] { return topic }
         guard topics.count < Self.maximumTopics else { return nil }
         let topic = subjectOf(Publication?.none)

@@ -13,6 +13,9 @@ import NIOCore
 ///
 /// A client that completes no command line for the idle timeout and holds no subscription is told
 /// `BYE idle for N s` and closed (``IdleTimer``); a subscriber is never idle, however long it stays silent.
+///
+/// In cluster mode its commands run one at a time through ``commands``; while too many wait, the server stops reading
+/// the client as it does while the client is paused.
 @MainActor
 final class ClientConnection {
     static let highWater = 64 * 1_024
@@ -20,6 +23,10 @@ final class ClientConnection {
 
     let channel: any Channel
     let viewModel: ClientViewModel
+    /// The client's commands waiting for those before them (cluster mode only).
+    private(set) var commands: CommandQueue!
+    /// Whether ``commands`` holds so many that the client's socket must not be read.
+    private var isBacklogged = false
     private var manager: LifecycleManager<ClientViewModel>?
     private var pending = ByteBuffer()
     private var inFlight = 0
@@ -38,9 +45,12 @@ final class ClientConnection {
         self.channel = channel
         self.viewModel = ClientViewModel(id: id)
         flusher = CoalescingCallback { [weak self] in self?.flush() }
+        commands = CommandQueue { [weak self] backlogged in self?.backlogChanged(backlogged) }
         manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
             guard let self else { return [] }
-            channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            if !self.isBacklogged {
+                channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+            }
             viewModel.sink = { [weak self] line in self?.enqueue(line) }
             return [
                 Disposable { [weak self] in
@@ -58,6 +68,14 @@ final class ClientConnection {
     /// The client completed a command line (valid or not): it is not idle.
     func noteCommand() {
         idleTimer?.noteActivity()
+    }
+
+    /// Stops reading the client while its backlog of commands is long, and reads again (unless paused or closing)
+    /// once it has shrunk.
+    private func backlogChanged(_ backlogged: Bool) {
+        isBacklogged = backlogged
+        guard !isClosed, !closeWhenFlushed, backlogged || viewModel.sink != nil else { return }
+        channel.setOption(ChannelOptions.autoRead, value: !backlogged).whenFailure { _ in }
     }
 
     /// The client has completed no command line for the idle timeout. A client that holds no subscription is told

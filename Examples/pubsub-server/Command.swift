@@ -18,9 +18,9 @@ enum Command: Equatable, Sendable {
     case debug
     case quit
 
-    /// The longest line the server accepts, in bytes, without its line break. A longer line is an error, and the
-    /// server closes the connection after saying so.
-    static let maximumLineLength = 1_024
+    /// The longest line the server accepts unless `--max-line-bytes` says otherwise, in bytes, without its line
+    /// break. A longer line is an error, and the server closes the connection after saying so.
+    static let defaultMaximumLineLength = 1_024
     /// The longest topic name, in bytes.
     static let maximumTopicLength = 64
 

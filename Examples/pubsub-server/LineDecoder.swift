@@ -6,7 +6,7 @@ enum InboundLine: Sendable {
     case tooLong
 }
 
-/// Splits a client's bytes into lines at `\n`, never holding more than ``Command/maximumLineLength`` bytes of an
+/// Splits a client's bytes into lines at `\n`, never holding more than its limit (`--max-line-bytes`) of an
 /// unfinished line. Runs on the connection's SwiftNIO thread.
 ///
 /// Past the limit it emits `.tooLong` once and discards everything after it: the server answers `ERR` and closes.
@@ -16,7 +16,7 @@ struct LineDecoder: ByteToMessageDecoder {
     let limit: Int
     private var discarding = false
 
-    init(limit: Int = Command.maximumLineLength) {
+    init(limit: Int = Command.defaultMaximumLineLength) {
         self.limit = limit
     }
 

@@ -11,6 +11,8 @@ struct PubSubServer: Service {
     let port: Int
     let flushDeadline: Duration
     let broker: Broker
+    /// The longest line a client may send (`--max-line-bytes`).
+    let maximumLineLength: Int
     let logger: Logger
 
     /// A client's kernel send buffer, in bytes: small, so that a client that stops reading is noticed after a few
@@ -20,13 +22,16 @@ struct PubSubServer: Service {
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let broker = self.broker
+        let maximumLineLength = self.maximumLineLength
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(Self.sendBufferSize))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(LineDecoder(limit: maximumLineLength))
+                    )
                     try channel.pipeline.syncOperations.addHandler(ClientChannelHandler(broker: broker))
                 }
             }

@@ -8,6 +8,10 @@
 //     swift run --package-path Examples pubsub-server --help
 //
 // and talk to it with `nc 127.0.0.1 7420`. SIGTERM or SIGINT (Ctrl-C) stops it gracefully.
+//
+// With `--postgres postgres://user@host:port/database`, servers sharing one database behave as one server: topics
+// are MainlinePostgres streams (`pubsub.<topic>`), every PUB is published through the database and every server
+// reads the streams its clients subscribe to (ClusterLink.swift, Broker+Cluster.swift).
 
 import ArgumentParser
 import Foundation
@@ -16,7 +20,8 @@ import Mainline
 import MainlineServiceLifecycle
 import ServiceLifecycle
 
-/// pubsub-server's command line: `--port`, `--flush-deadline-ms`, `--idle-timeout-s`, `--max-clients`, and `--help`.
+/// pubsub-server's command line: `--port`, `--flush-deadline-ms`, `--idle-timeout-s`, `--max-clients`,
+/// `--max-line-bytes`, `--postgres`, and `--help`.
 ///
 /// An `AsyncParsableCommand` with an `async` ``run()``: the server is a `ServiceGroup`, and the loop is its guest
 /// (`MainLoopService`), pumped from the main queue while the async main waits. A bad flag exits 64
@@ -27,6 +32,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
     static let flushDeadlineRange = 0...600_000
     static let idleTimeoutRange = 1...86_400
     static let maximumClientsRange = 1...1_000_000
+    static let maximumLineLengthRange = 128...16_777_216
 
     static let configuration = CommandConfiguration(
         commandName: "pubsub-server",
@@ -37,6 +43,11 @@ struct PubSubServerCommand: AsyncParsableCommand {
             published; a client that stops reading gets the latest message of each topic when it reads again, and \
             STATS counts the ones it missed. The server prints the address it listens on, then only what goes wrong; \
             kill -USR1 <pid> prints the main loop's snapshot (what DEBUG answers).
+
+            With --postgres postgres://user[:password]@host[:port]/database, servers sharing one database behave \
+            as one server: a SUB on one receives a PUB on another, every server delivers a topic's messages in one \
+            order, and a server whose database connection drops catches up on reconnecting, losing nothing. A PUB \
+            that cannot be published gets ERR PUB <topic> failed: <reason>. Without it, the server is on its own.
 
             Press Ctrl-C (or send SIGTERM) to stop it: it stops accepting, gives each client up to \
             --flush-deadline-ms to take what is queued, closes every connection and exits 0.
@@ -73,34 +84,84 @@ struct PubSubServerCommand: AsyncParsableCommand {
     )
     var maximumClients = 10_000
 
+    @Option(
+        name: .customLong("max-line-bytes"),
+        help: ArgumentHelp(
+            "The longest command line a client may send, in bytes (128 to 16777216); a longer one gets ERR line too "
+                + "long and the connection is closed.",
+            valueName: "n"
+        )
+    )
+    var maximumLineLength = Command.defaultMaximumLineLength
+
+    @Option(
+        name: .customLong("postgres"),
+        help: ArgumentHelp(
+            "Share topics with every server of this PostgreSQL database: postgres://user[:password]@host[:port]/database "
+                + "(no TLS).",
+            valueName: "url"
+        )
+    )
+    var postgres: String?
+
     func validate() throws {
         try Self.check("--port", port, in: Self.portRange)
         try Self.check("--flush-deadline-ms", flushDeadlineMilliseconds, in: Self.flushDeadlineRange)
         try Self.check("--idle-timeout-s", idleTimeoutSeconds, in: Self.idleTimeoutRange)
         try Self.check("--max-clients", maximumClients, in: Self.maximumClientsRange)
+        try Self.check("--max-line-bytes", maximumLineLength, in: Self.maximumLineLengthRange)
+        _ = try databaseURL()
+    }
+
+    /// The database of `--postgres`, or `nil` without it.
+    ///
+    /// - Throws: A `ValidationError` naming the flag and what is wrong with the URL.
+    private func databaseURL() throws -> PostgresURL? {
+        guard let postgres else { return nil }
+        do {
+            return try PostgresURL(parsing: postgres)
+        } catch {
+            throw ValidationError(
+                "--postgres needs postgres://user[:password]@host[:port]/database, but \(error.description)"
+            )
+        }
     }
 
     func run() async throws {
         var logger = Logger(label: "pubsub-server")
         logger.logLevel = .notice
 
-        let broker = await Broker(idleTimeout: .seconds(idleTimeoutSeconds), maximumClients: maximumClients)
+        var cluster: ClusterLink?
+        if let url = try databaseURL() {
+            cluster = await ClusterLink(url: url, maximumLineLength: maximumLineLength, logger: logger)
+        }
+        let broker = await Broker(
+            idleTimeout: .seconds(idleTimeoutSeconds),
+            maximumClients: maximumClients,
+            maximumLineLength: maximumLineLength,
+            cluster: cluster
+        )
         let server = PubSubServer(
             port: port,
             flushDeadline: .milliseconds(flushDeadlineMilliseconds),
             broker: broker,
+            maximumLineLength: maximumLineLength,
             logger: logger
         )
         // The loop service first: the group stops services in reverse order, so the server drains before the loop
-        // stops.
+        // stops (and, in cluster mode, before the listener and the pool stop).
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            // The watchdog logs any callback that holds the loop for more than 250 ms, naming it by its post label.
+            .init(service: MainLoopService(logger: logger, stallThreshold: .milliseconds(250)))
+        ]
+        if let cluster {
+            services.append(.init(service: cluster.client))
+            services.append(.init(service: StreamSubscriberService(subscriber: cluster.subscriber)))
+        }
+        services.append(.init(service: server))
         let group = ServiceGroup(
             configuration: .init(
-                services: [
-                    // The watchdog logs any callback that holds the loop for more than 250 ms, naming it by its post
-                    // label.
-                    .init(service: MainLoopService(logger: logger, stallThreshold: .milliseconds(250))),
-                    .init(service: server),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -232,8 +232,13 @@ struct PubSubServerTests {
     @Test func helpNamesEveryFlagSaysWhatItServesAndHowToStopAndExitsZero() async throws {
         try await CommandLineChecks.expectHelp(
             "pubsub-server",
-            naming: ["--port", "--flush-deadline-ms", "--idle-timeout-s", "--max-clients"],
-            mentioning: ["publish/subscribe server", "SUB <topic>", "Press Ctrl-C (or send SIGTERM) to stop it"]
+            naming: [
+                "--port", "--flush-deadline-ms", "--idle-timeout-s", "--max-clients", "--max-line-bytes", "--postgres",
+            ],
+            mentioning: [
+                "publish/subscribe server", "SUB <topic>", "Press Ctrl-C (or send SIGTERM) to stop it",
+                "servers sharing one database behave as one server",
+            ]
         )
     }
 

@@ -1,0 +1,91 @@
+import Mainline
+
+/// Commands in cluster mode (`--postgres`): `PUB`, `SUB` and `UNSUB` go through the database; the rest is performed
+/// as on a server on its own. Runs on the main actor, one command of a client at a time (``CommandQueue``).
+///
+/// - `PUB <topic> <message>` publishes to the stream `pubsub.<topic>` and answers nothing once it committed, as on
+///   a server on its own; every subscriber, on every server, then gets it from the stream. When it cannot be
+///   published (the database is down or does not answer within ``ClusterLink/answerDeadline``) the client gets
+///   `ERR PUB <topic> failed: <reason>`: never silently lost.
+/// - `SUB <topic>` answers `OK SUB <topic>` once the topic's feed reads the stream (the first local `SUB` reads the
+///   stream's position first): every message published after the `OK` reaches the client. `ERR SUB <topic>
+///   failed: <reason>` when the database cannot be reached.
+/// - A topic that cannot be a stream (a control character in its name) gets `ERR topic <name> cannot be a stream:
+///   <reason>` for either.
+extension Broker {
+    /// Performs one line of `client`'s in cluster mode.
+    func perform(
+        _ line: Result<Command, Command.ParseError>,
+        for client: ClientConnection,
+        through cluster: ClusterLink
+    ) async {
+        let viewModel = client.viewModel
+        switch line {
+        case .failure(let error):
+            viewModel.reply("ERR \(error)")
+        case .success(.publish(let name, let message)):
+            if let reason = Self.refusal(of: name) {
+                viewModel.reply(reason)
+                return
+            }
+            do {
+                try await cluster.publish(message, to: name)
+                published += 1
+            } catch {
+                viewModel.reply("ERR PUB \(name) failed: \(ClusterLink.reason(error))")
+            }
+        case .success(.subscribe(let name)):
+            await subscribe(client, to: name, through: cluster)
+        case .success(.unsubscribe(let name)):
+            guard viewModel.unsubscribe(name) else {
+                viewModel.reply("ERR not subscribed to \(name)")
+                return
+            }
+            cluster.release(name)
+            viewModel.reply("OK UNSUB \(name)")
+        case .success(let command):
+            perform(command, for: client)
+        }
+    }
+
+    /// `SUB` in cluster mode: counts the client as a subscriber of the topic's feed (opening it if it is the first),
+    /// then subscribes its view model and answers `OK SUB`, or answers `ERR` and counts nothing.
+    private func subscribe(_ client: ClientConnection, to name: String, through cluster: ClusterLink) async {
+        let viewModel = client.viewModel
+        if let reason = Self.refusal(of: name) {
+            viewModel.reply(reason)
+            return
+        }
+        guard viewModel.subscriptions[name] == nil else {
+            viewModel.reply("ERR already subscribed to \(name)")
+            return
+        }
+        guard let topic = topic(named: name) else {
+            viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
+            return
+        }
+        do {
+            try await cluster.retain(name)
+        } catch {
+            viewModel.reply("ERR SUB \(name) failed: \(ClusterLink.reason(error))")
+            return
+        }
+        // The client may have left while the feed opened: it no longer counts.
+        guard !client.isClosed, viewModel.subscribe(name, to: topic) else {
+            cluster.release(name)
+            return
+        }
+        viewModel.reply("OK SUB \(name)")
+    }
+
+    /// The `ERR` line for a topic that cannot be a stream, or `nil` when it can.
+    private static func refusal(of topic: String) -> String? {
+        do {
+            _ = try ClusterLink.stream(for: topic)
+            return nil
+        } catch {
+            guard case .invalidStreamName(_, let reason) = error else { return "ERR topic: \(error)" }
+            return "ERR topic \(topic.debugDescription) cannot be a stream: \(reason)"
+        }
+    }
+}
