@@ -38,8 +38,6 @@ final class ClusterLink {
     private let logger: Logger
     /// The feeds of the topics with local subscribers (or with a first `SUB` waiting for the stream's position).
     private var feeds: [String: TopicFeed] = [:]
-    /// Whether the tables are known to exist (created once before the first position is read).
-    private var schemaCreated = false
 
     /// A link to the database at `url`; nothing connects until the services run.
     ///
@@ -69,14 +67,7 @@ final class ClusterLink {
     ///   one thing a protocol topic may hold that a stream name may not).
     static func stream(for topic: String) throws(StreamError) -> String {
         let stream = streamPrefix + topic
-        // StreamSchema's rule (its `validate` is internal): not empty, at most `maximumStreamNameLength` bytes, no
-        // control character. The publisher and the subscriber check it again.
-        if stream.utf8.count > StreamSchema.maximumStreamNameLength {
-            throw .invalidStreamName(stream, reason: "it is longer than \(StreamSchema.maximumStreamNameLength) bytes")
-        }
-        if stream.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw .invalidStreamName(stream, reason: "it holds a control character")
-        }
+        try StreamSchema.validate(stream: stream)
         return stream
     }
 
@@ -144,25 +135,12 @@ final class ClusterLink {
         }
     }
 
-    /// The stream's last sequence now (0 when nothing was published to it).
+    /// The stream's last sequence now (0 when nothing was published to it), read through the pool.
     private func position(of stream: String) async throws -> Int64 {
-        let (client, logger, schema, createSchema) = (client, logger, subscriber.schema, !schemaCreated)
-        let head = try await AnswerDeadline.run(within: Self.answerDeadline) {
-            try await client.withConnection { connection in
-                if createSchema { try await schema.create(on: connection, logger: logger) }
-                // `<prefix>_heads (stream, last_sequence)`, as StreamSchema documents it: the stream's head.
-                let query: PostgresQuery = """
-                    SELECT last_sequence FROM \(unescaped: schema.tablePrefix)_heads WHERE stream = \(stream)
-                    """
-                var head: Int64 = 0
-                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) {
-                    head = value
-                }
-                return head
-            }
+        let publisher = self.publisher
+        return try await AnswerDeadline.run(within: Self.answerDeadline) {
+            try await publisher.lastSequence(of: stream)
         }
-        schemaCreated = true
-        return head
     }
 
     /// A one-line reason for a client's `ERR`: a stream name's fault, the server's message and SQL state for a

@@ -156,7 +156,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
         ]
         if let cluster {
             services.append(.init(service: cluster.client))
-            services.append(.init(service: StreamSubscriberService(subscriber: cluster.subscriber)))
+            services.append(.init(service: cluster.subscriber))  // a Service: it returns at the graceful shutdown
         }
         services.append(.init(service: server))
         let group = ServiceGroup(

@@ -66,13 +66,8 @@ public final class StreamPublisher: Sendable {
     @discardableResult
     public func publish(_ payload: ByteBuffer, to stream: String) async throws -> Int64 {
         try StreamSchema.validate(stream: stream)
-        let needsSchema = !schemaCreated.withLock { $0 }
-        return try await client.withConnection { connection in
-            if needsSchema {
-                try await self.schema.create(on: connection, logger: self.logger)
-                self.schemaCreated.withLock { $0 = true }
-            }
-            return try await Self.publish(
+        return try await withSchema { connection in
+            try await Self.publish(
                 payload,
                 to: stream,
                 on: connection,
@@ -80,6 +75,44 @@ public final class StreamPublisher: Sendable {
                 logger: self.logger,
                 metricsFactory: self.metricsFactory
             )
+        }
+    }
+
+    /// The sequence of `stream`'s last published event now: 0 for a stream nothing was published to. Thread-safe.
+    ///
+    /// Subscribe `from: .after(lastSequence)` to receive exactly what is published from now on, whatever happens
+    /// before the subscriber first reads the stream (`.latest` is settled only then).
+    ///
+    /// - Parameter stream: The stream's name.
+    /// - Returns: The last sequence (retention never lowers it).
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``, or what PostgreSQL reports (`PSQLError`).
+    public func lastSequence(of stream: String) async throws -> Int64 {
+        try StreamSchema.validate(stream: stream)
+        return try await withSchema { connection in
+            let query: PostgresQuery = """
+                SELECT last_sequence FROM \(unescaped: self.schema.headsTable) WHERE stream = \(stream)
+                """
+            var last: Int64 = 0
+            for try await value in try await connection.query(query, logger: self.logger).decode(Int64.self) {
+                last = value
+            }
+            return last
+        }
+    }
+
+    /// Runs `body` on a pooled connection, creating the tables first if this publisher has not done so yet.
+    private func withSchema<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    )
+        async throws -> T
+    {
+        let needsSchema = !schemaCreated.withLock { $0 }
+        return try await client.withConnection { connection in
+            if needsSchema {
+                try await self.schema.create(on: connection, logger: self.logger)
+                self.schemaCreated.withLock { $0 = true }
+            }
+            return try await body(connection)
         }
     }
 

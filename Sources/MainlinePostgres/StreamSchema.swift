@@ -92,8 +92,13 @@ public struct StreamSchema: Sendable, Hashable {
         }
     }
 
-    /// Checks a stream name; see ``StreamError/invalidStreamName(_:reason:)``.
-    static func validate(stream: String) throws(StreamError) {
+    /// Checks that `stream` can name a stream: not empty, at most ``maximumStreamNameLength`` UTF-8 bytes, no control
+    /// character. Publishing and subscribing check it too; call it to refuse a name from outside early (a topic a
+    /// client sent, say). Thread-safe.
+    ///
+    /// - Parameter stream: The name.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)`` naming the rule it breaks.
+    public static func validate(stream: String) throws(StreamError) {
         if stream.isEmpty { throw .invalidStreamName(stream, reason: "it is empty") }
         if stream.utf8.count > maximumStreamNameLength {
             throw .invalidStreamName(stream, reason: "it is longer than \(maximumStreamNameLength) bytes")

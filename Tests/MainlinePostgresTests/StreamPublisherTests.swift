@@ -142,6 +142,28 @@ struct StreamPublisherTests {
             }
         }
     }
+
+    @Test func lastSequenceIsWhereASubscriptionStartsToMissNothingPublishedFromNowOn() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                // Before any table exists: the publisher creates them, and a stream never published to is at 0.
+                #expect(try await publisher.lastSequence(of: "s") == 0)
+                for index in 1...3 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+                let start = try await publisher.lastSequence(of: "s")
+                #expect(start == 3)
+                // Published after the position was read, before the subscriber ever read the stream: not missed.
+                try await publisher.publish(bytes: Array("4".utf8), to: "s")
+                let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+                let collector = Collector()
+                _ = try subscriber.subscribe(to: "s", from: .after(start), into: collector.mailbox, decode: decodeText)
+                try await whileRunning(subscriber) {
+                    try await waitUntil("the event after the position") { collector.events.count == 1 }
+                }
+                #expect(collector.values == ["4"])
+                await #expect(throws: StreamError.self) { try await publisher.lastSequence(of: "") }
+            }
+        }
+    }
 }
 
 /// Waits until some session of `cluster` waits for a lock (`pg_stat_activity.wait_event_type = 'Lock'`).
