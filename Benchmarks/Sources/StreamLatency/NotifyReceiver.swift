@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StreamWire
+
+/// The `NOTIFY` peer's receiving half: one connection that `LISTEN`s on a channel; each notification's payload is
+/// stamped where postgres-nio hands it over, on the listening task (no hop to a loop: this is the floor).
+///
+/// Must be used on the main actor.
+@MainActor
+final class NotifyReceiver: Receiver {
+    private let configuration: PostgresConnection.Configuration
+    private let channel: String
+    private let tally: DeliveryTally
+    private var listening: Task<Void, any Error>?
+    private let isListening = _Flag()
+
+    /// Prepares to listen on `channel`; nothing connects until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Where the database is.
+    ///   - channel: The channel the publishing process notifies.
+    ///   - tally: Where the deliveries go.
+    init(configuration: PostgresConnection.Configuration, channel: String, tally: DeliveryTally) {
+        self.configuration = configuration
+        self.channel = channel
+        self.tally = tally
+    }
+
+    func start() async throws {
+        let logger = Logger(label: "stream-latency.notify")
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let (channel, tally, isListening) = (channel, tally, isListening)
+        listening = Task {
+            defer { Task { try? await connection.close() } }
+            try await connection.listen(on: channel) { notifications in
+                isListening.set()
+                for try await notification in notifications {
+                    let now = monotonicNanoseconds()
+                    tally.record(Stamp(text: notification.payload), at: now)
+                }
+            }
+        }
+        // LISTEN is acknowledged before postgres-nio calls the closure; a failure to listen ends the task early.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !isListening.value {
+            guard ContinuousClock.now < deadline else { throw ReceiverError.notListening(channel) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func stop() async {
+        listening?.cancel()
+        _ = await listening?.result
+    }
+}
