@@ -121,7 +121,7 @@ public final class PostgresTestCluster: Sendable {
 
     /// Stops the server at once, if it runs, and deletes the folder.
     private func destroy() async {
-        try? await run(["pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
+        _ = try? await run(["pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
         try? FileManager.default.removeItem(atPath: directory)
     }
 
