@@ -11,7 +11,7 @@ struct Settings: Sendable {
     /// Seconds of measured events in the paced phase.
     var seconds = 10.0
     /// Publishing tasks of the flood (sustained) phase.
-    var tasks = 4
+    var tasks = 8
     /// Seconds of warm-up in the flood phase.
     var sustainedWarmUp = 1.0
     /// Seconds measured in the flood phase.

@@ -5,7 +5,7 @@
 //   --rate 1000             events/s of the latency phase (open loop)
 //   --warm-up 2             seconds of warm-up before the measured events (latency phase)
 //   --seconds 10            seconds measured (latency phase)
-//   --tasks 4               publishing tasks of the sustained phase
+//   --tasks 8               publishing tasks of the sustained phase
 //   --sustained-warm-up 1   seconds of warm-up (sustained phase)
 //   --sustained-seconds 5   seconds measured (sustained phase)
 //   --drain-timeout 30      seconds to wait for the last events after the publisher exits
