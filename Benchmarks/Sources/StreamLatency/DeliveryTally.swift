@@ -7,9 +7,11 @@ import StreamWire
 /// All operations on `DeliveryTally` are thread-safe (protected by `lock`): the Mainline peer records on the main
 /// loop, the `NOTIFY` peer on its listening task, and the phase reads from the main actor.
 final class DeliveryTally: @unchecked Sendable {
-    /// One delivery: the payload's stamp and ``monotonicNanoseconds()`` when the receiver saw it.
+    /// One delivery: the payload's stamp, ``monotonicNanoseconds()`` when the receiver saw it, and (Mainline) when the
+    /// subscriber's reader placed it into the mailbox (0 for `NOTIFY`).
     struct Delivery {
         var stamp: Stamp
+        var placedAt: Int64
         var receivedAt: Int64
     }
 
@@ -44,8 +46,9 @@ final class DeliveryTally: @unchecked Sendable {
         deliveries.reserveCapacity(1 << 16)
     }
 
-    /// Records the payload `text` received at `receivedAt`, with its stream sequence when the peer has one.
-    func record(_ stamp: Stamp?, sequence: Int64? = nil, at receivedAt: Int64) {
+    /// Records the payload's `stamp` (`nil`: it did not parse) received at `receivedAt`, with its stream sequence and
+    /// when it was placed when the peer has them.
+    func record(_ stamp: Stamp?, sequence: Int64? = nil, placedAt: Int64 = 0, at receivedAt: Int64) {
         lock.withLock {
             guard let stamp else {
                 books.malformed += 1
@@ -64,7 +67,7 @@ final class DeliveryTally: @unchecked Sendable {
             }
             seen[stamp.index] = true
             books.distinct += 1
-            deliveries.append(Delivery(stamp: stamp, receivedAt: receivedAt))
+            deliveries.append(Delivery(stamp: stamp, placedAt: placedAt, receivedAt: receivedAt))
         }
     }
 

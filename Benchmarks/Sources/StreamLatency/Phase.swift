@@ -89,6 +89,8 @@ func runPhase(
         report: report,
         books: books,
         latency: Percentiles(measured.map { $0.receivedAt - $0.stamp.publishedAt }),
+        beforeMailbox: Percentiles(measured.filter { $0.placedAt > 0 }.map { $0.placedAt - $0.stamp.publishedAt }),
+        hop: Percentiles(measured.filter { $0.placedAt > 0 }.map { $0.receivedAt - $0.placedAt }),
         lastMeasuredArrival: measured.map(\.receivedAt).max() ?? 0,
         lastArrival: deliveries.map(\.receivedAt).max() ?? 0,
         load: (loadBefore, loadAfter)

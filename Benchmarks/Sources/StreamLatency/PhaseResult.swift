@@ -14,6 +14,12 @@ struct PhaseResult: Sendable {
     var books: DeliveryTally.Books
     /// Publish call → receiver, of the measured events (not the warm-up), in nanoseconds.
     var latency: Percentiles
+    /// Mainline: publish call → placed into the mailbox by the subscriber's reader (commit, hint, read), in
+    /// nanoseconds; empty for `NOTIFY`.
+    var beforeMailbox: Percentiles
+    /// Mainline: placed into the mailbox → taken by the observer on the main loop (the hop), in nanoseconds; empty for
+    /// `NOTIFY`.
+    var hop: Percentiles
     /// When the last measured event arrived (``monotonicNanoseconds()``); 0 when none did.
     var lastMeasuredArrival: Int64
     /// When the last event of the run arrived; 0 when none did.

@@ -49,6 +49,7 @@ enum StreamLatency {
                     sustained.append(try await runPhase(peer, .flood, on: cluster, settings: settings))
                 }
                 print("\n" + Table.latency(latency, settings: settings) + "\n")
+                print(Table.breakdown(latency) + "\n")
                 print(Table.sustained(sustained, settings: settings) + "\n")
                 if let ratios = Table.ratios(latency: latency, sustained: sustained) { print(ratios) }
                 if let mainline = latency.first(where: { $0.peer == .mainline }) {

@@ -51,6 +51,25 @@ enum Table {
         return lines.joined(separator: "\n")
     }
 
+    /// Where each peer's time goes at the fixed rate: the publishing call, and (Mainline) the parts before and after the
+    /// mailbox.
+    static func breakdown(_ results: [PhaseResult]) -> String {
+        var lines = [
+            "Where the time goes (ms, p50 / p99 of the measured events)",
+            "",
+            "| peer | publish call (to commit) | publish call → placed by the reader | placed → observer on the loop |",
+            "|---|---|---|---|",
+        ]
+        for result in results {
+            func pair(_ percentiles: Percentiles) -> String {
+                percentiles.sorted.isEmpty ? "—" : "\(ms(percentiles.at(0.5))) / \(ms(percentiles.at(0.99)))"
+            }
+            let call = "\(ms(result.report.callP50)) / \(ms(result.report.callP99))"
+            lines.append("| \(result.peer.rawValue) | \(call) | \(pair(result.beforeMailbox)) | \(pair(result.hop)) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The sustained-rate table.
     static func sustained(_ results: [PhaseResult], settings: Settings) -> String {
         var lines = [

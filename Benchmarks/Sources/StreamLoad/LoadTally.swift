@@ -10,6 +10,8 @@ final class LoadTally: @unchecked Sendable {
     private var report = LoadReport()
     /// Protected by `lock`.
     private var lateness: [Int64] = []
+    /// Protected by `lock`. How long each measured call took.
+    private var calls: [Int64] = []
     /// Protected by `lock`.
     private var firstError: (any Error)?
 
@@ -19,6 +21,7 @@ final class LoadTally: @unchecked Sendable {
             report.published += 1
             if !stamp.isWarmUp {
                 report.measured += 1
+                calls.append(end - stamp.publishedAt)
                 report.windowStart =
                     report.windowStart == 0 ? stamp.publishedAt : min(report.windowStart, stamp.publishedAt)
             }
@@ -50,6 +53,9 @@ final class LoadTally: @unchecked Sendable {
             report.lateP50 = late.at(0.5)
             report.lateP99 = late.at(0.99)
             report.lateMax = late.maximum
+            let calls = Percentiles(calls)
+            report.callP50 = calls.at(0.5)
+            report.callP99 = calls.at(0.99)
             return report
         }
     }

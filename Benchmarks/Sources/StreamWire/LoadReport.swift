@@ -18,6 +18,10 @@ public struct LoadReport: Sendable, Hashable {
     public var lateP99: Int64 = 0
     /// See ``lateP50``.
     public var lateMax: Int64 = 0
+    /// How long the measured publishing calls took, from the call to its return (the commit), p50, in nanoseconds.
+    public var callP50: Int64 = 0
+    /// See ``callP50``: p99.
+    public var callP99: Int64 = 0
 
     /// An empty report.
     public init() {}
@@ -30,7 +34,7 @@ public struct LoadReport: Sendable, Hashable {
         let fields: [(String, Int64)] = [
             ("published", Int64(published)), ("failed", Int64(failed)), ("measured", Int64(measured)),
             ("window-start", windowStart), ("window-end", windowEnd), ("late-p50", lateP50), ("late-p99", lateP99),
-            ("late-max", lateMax),
+            ("late-max", lateMax), ("call-p50", callP50), ("call-p99", callP99),
         ]
         return ([Self.prefix] + fields.map { "\($0.0)=\($0.1)" }).joined(separator: " ")
     }
@@ -57,5 +61,7 @@ public struct LoadReport: Sendable, Hashable {
         lateP50 = fields["late-p50"] ?? 0
         lateP99 = fields["late-p99"] ?? 0
         lateMax = fields["late-max"] ?? 0
+        callP50 = fields["call-p50"] ?? 0
+        callP99 = fields["call-p99"] ?? 0
     }
 }
