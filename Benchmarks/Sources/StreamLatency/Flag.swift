@@ -2,8 +2,8 @@ import Foundation
 
 /// A flag set once, from any thread.
 ///
-/// All operations on `_Flag` are thread-safe (protected by `lock`).
-final class _Flag: @unchecked Sendable {
+/// All operations on `Flag` are thread-safe (protected by `lock`).
+final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     /// Protected by `lock`.
     private var isSet = false

@@ -12,8 +12,9 @@ final class NotifyReceiver: Receiver {
     private let configuration: PostgresConnection.Configuration
     private let channel: String
     private let tally: DeliveryTally
-    private var listening: Task<Void, any Error>?
-    private let isListening = _Flag()
+    private var listening: Task<Void, Never>?
+    private let isListening = Flag()
+    private let hasEnded = Flag()
 
     /// Prepares to listen on `channel`; nothing connects until ``start()``.
     ///
@@ -30,27 +31,29 @@ final class NotifyReceiver: Receiver {
     func start() async throws {
         let logger = Logger(label: "stream-latency.notify")
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        let (channel, tally, isListening) = (channel, tally, isListening)
+        let (channel, tally, isListening, hasEnded) = (channel, tally, isListening, hasEnded)
         listening = Task {
-            defer { Task { try? await connection.close() } }
-            try await connection.listen(on: channel) { notifications in
+            // Ends when the task is cancelled (or the connection fails); either way the connection is closed here.
+            try? await connection.listen(on: channel) { notifications in
                 isListening.set()
                 for try await notification in notifications {
                     let now = monotonicNanoseconds()
                     tally.record(Stamp(text: notification.payload), at: now)
                 }
             }
+            try? await connection.close()
+            hasEnded.set()
         }
-        // LISTEN is acknowledged before postgres-nio calls the closure; a failure to listen ends the task early.
+        // LISTEN is acknowledged before postgres-nio calls the closure.
         let deadline = ContinuousClock.now + .seconds(30)
         while !isListening.value {
-            guard ContinuousClock.now < deadline else { throw ReceiverError.notListening(channel) }
+            guard ContinuousClock.now < deadline, !hasEnded.value else { throw ReceiverError.notListening(channel) }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
     func stop() async {
         listening?.cancel()
-        _ = await listening?.result
+        await listening?.value
     }
 }
