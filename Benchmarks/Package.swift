@@ -8,7 +8,8 @@ import PackageDescription
 let package = Package(
     name: "MainlineBenchmarks",
     dependencies: [
-        .package(name: "Mainline", path: ".."),
+        // The `Postgres` trait builds MainlinePostgres (and postgres-nio) for the stream-latency harness.
+        .package(name: "Mainline", path: "..", traits: ["Postgres"]),
         // Only the MallocInterposer trait: the default traits also pull swift-runtime-interposer, which this
         // package does not need (it measures mallocs, not ARC traffic).
         .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // `AsyncChannel`, the peer of the `.suspend` mailbox in the waiting-producers group.
         .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // The NOTIFY peer of the stream-latency harness (the same version MainlinePostgres uses).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .executableTarget(
@@ -53,6 +56,34 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wall", "-Wextra"])],
             linkerSettings: [.linkedLibrary("uv"), .linkedLibrary("pthread")]
         ),
+        // Publish → deliver across two processes (README "Streams through PostgreSQL"): not an ordo-one group, because
+        // an open-loop run at a fixed rate has no iterations. The measuring process subscribes; it starts
+        // `stream-load`, built beside it (a dependency it only builds, never imports), to publish.
+        .executableTarget(
+            name: "stream-latency",
+            dependencies: [
+                "StreamWire",
+                "stream-load",
+                .product(name: "MainlinePostgres", package: "Mainline"),
+                .product(name: "MainlineEvents", package: "Mainline"),
+                .product(name: "MainlineLoop", package: "Mainline"),
+                .product(name: "_MainlineTestSupport", package: "Mainline"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/StreamLatency"
+        ),
+        // The publishing process of stream-latency: paced (open loop) or as fast as it can.
+        .executableTarget(
+            name: "stream-load",
+            dependencies: [
+                "StreamWire",
+                .product(name: "MainlinePostgres", package: "Mainline"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/StreamLoad"
+        ),
+        // What both processes agree on: the payload and the clock.
+        .target(name: "StreamWire", path: "Sources/StreamWire"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,54 @@
+import StreamWire
+
+/// What the measuring process runs, from its command line (see `StreamLatency.swift` for the options).
+///
+/// All operations on `Settings` are thread-safe (it is a value).
+struct Settings: Sendable {
+    /// Events per second of the paced (latency) phase.
+    var rate = 1_000
+    /// Seconds of warm-up events before the measured ones, in the paced phase.
+    var warmUp = 2.0
+    /// Seconds of measured events in the paced phase.
+    var seconds = 10.0
+    /// Publishing tasks of the flood (sustained) phase.
+    var tasks = 8
+    /// Seconds of warm-up in the flood phase.
+    var sustainedWarmUp = 1.0
+    /// Seconds measured in the flood phase.
+    var sustainedSeconds = 5.0
+    /// The longest wait, after the publisher exits, for the last events to arrive.
+    var drainTimeout = Duration.seconds(30)
+    /// The peers, in the order they run.
+    var peers: [Peer] = [.mainline, .notify]
+    /// The target of the issue: p99 of the Mainline peer at 1,000 events/s, in nanoseconds.
+    var targetP99: Int64 = 50_000_000
+
+    /// Reads the options from `arguments`.
+    init(_ arguments: Arguments) throws(Arguments.Invalid) {
+        rate = try arguments.value("rate", default: rate)
+        warmUp = try arguments.value("warm-up", default: warmUp)
+        seconds = try arguments.value("seconds", default: seconds)
+        tasks = try arguments.value("tasks", default: tasks)
+        sustainedWarmUp = try arguments.value("sustained-warm-up", default: sustainedWarmUp)
+        sustainedSeconds = try arguments.value("sustained-seconds", default: sustainedSeconds)
+        drainTimeout = .seconds(try arguments.value("drain-timeout", default: 30))
+        let peerNames: String = try arguments.value("peers", default: "mainline,notify")
+        peers = try peerNames.split(separator: ",").map { (name) throws(Arguments.Invalid) -> Peer in
+            guard let peer = Peer(rawValue: String(name)) else {
+                throw Arguments.Invalid(description: "--peers: unknown peer \(name)")
+            }
+            return peer
+        }
+        guard rate > 0, tasks > 0, seconds > 0, sustainedSeconds > 0 else {
+            throw Arguments.Invalid(description: "--rate, --tasks, --seconds and --sustained-seconds must be positive")
+        }
+    }
+
+    /// The publishing process's options for a phase of `shape`, apart from where to publish.
+    func loadArguments(for shape: LoadShape) -> [String] {
+        switch shape {
+        case .paced: ["--rate", "\(rate)", "--warm-up", "\(warmUp)", "--seconds", "\(seconds)"]
+        case .flood: ["--tasks", "\(tasks)", "--warm-up", "\(sustainedWarmUp)", "--seconds", "\(sustainedSeconds)"]
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import StreamWire
+
+/// As fast as it can: `tasks` tasks, each starting its next event as soon as its last one returned, for
+/// `warmUpSeconds + seconds`; events started after the warm-up are measured.
+///
+/// - Parameters:
+///   - tasks: How many publishing calls are in flight at once.
+///   - warmUpSeconds: Seconds of warm-up events.
+///   - seconds: Seconds of measured events.
+///   - publish: The peer's call.
+///   - tally: Where the results go.
+func runFlood(
+    tasks: Int,
+    warmUpSeconds: Double,
+    seconds: Double,
+    publish: @escaping PublishCall,
+    tally: LoadTally
+)
+    async
+{
+    let start = monotonicNanoseconds()
+    let measuredFrom = start + Int64(warmUpSeconds * 1e9)
+    let end = measuredFrom + Int64(seconds * 1e9)
+    let indices = IndexCounter()
+    await withDiscardingTaskGroup { group in
+        for _ in 0..<tasks {
+            group.addTask {
+                while true {
+                    let began = monotonicNanoseconds()
+                    if began >= end { return }
+                    let stamp = Stamp(index: indices.next(), isWarmUp: began < measuredFrom, publishedAt: began)
+                    do {
+                        try await publish(stamp)
+                        tally.committed(stamp, at: monotonicNanoseconds())
+                    } catch {
+                        tally.failed(error)
+                        return
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Hands out 0, 1, 2, … to any number of tasks.
+///
+/// All operations on `IndexCounter` are thread-safe (protected by `lock`).
+final class IndexCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    /// Protected by `lock`.
+    private var nextIndex = 0
+
+    /// The next index.
+    func next() -> Int {
+        lock.withLock {
+            defer { nextIndex += 1 }
+            return nextIndex
+        }
+    }
+}
