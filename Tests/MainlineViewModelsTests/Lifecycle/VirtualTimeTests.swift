@@ -87,12 +87,23 @@ struct VirtualTimeTests {
         model.didResume()
         await loop.advance(by: .milliseconds(5_500))
         #expect(model.beats.value == 5)
-        #expect(_VirtualTimeTasks.adoptedTaskCount(owner: loop) == 1, "the scope's task is in virtual time")
         model.didPause()
         await loop.advance(by: .seconds(10))
         #expect(model.beats.value == 5)
         #expect(model.beatTimes == Array(Self.seconds.prefix(5)))
         #expect(loop.scheduledTimerCount == 0, "the cancelled sleep took its timer with it")
+        model.clear()
+    }
+
+    @Test func aScopesTaskIsInVirtualTimeWhileItRunsAndLetGoWhenItReturns() async {
+        let loop = TestLoop()
+        let model = Heartbeat(loop: loop)
+        model.didResume()
+        await loop.advance(by: .milliseconds(1_500))
+        #expect(_VirtualTimeTasks.adoptedTaskCount(owner: loop) == 1, "the scope's task is in virtual time")
+        model.didPause()
+        await loop.advance(by: .seconds(1))
+        #expect(model.beats.value == 1)
         #expect(_VirtualTimeTasks.adoptedTaskCount(owner: loop) == 0, "the finished task was let go")
         model.clear()
     }
