@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "MainlinePostgresTests",
             dependencies: [
-                "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport",
+                "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport", "CMainlineShims",
                 "mainline-postgres-publisher",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(

@@ -1,4 +1,5 @@
 #if Postgres
+import CMainlineShims
 import Foundation
 import MainlineEvents
 import MainlinePostgres
@@ -12,9 +13,12 @@ import _MainlineTestSupport
 @MainActor
 @Suite("StreamSubscriber: every event once, in order, across failures", .serialized)
 struct StreamSubscriberTests {
-    /// Events per publisher process in the two-process test (`MAINLINE_PG_EVENTS` overrides it).
+    /// Events per publisher process in the two-process test (`MAINLINE_PG_EVENTS` overrides it). 1,000 under
+    /// ThreadSanitizer: there the two instrumented children, each publishing and subscribing, took 93 s of both cores
+    /// beside every other suite, and starved their main-actor consumers past their time limits.
     static let eventsPerPublisher =
-        ProcessInfo.processInfo.environment["MAINLINE_PG_EVENTS"].flatMap(Int.init) ?? 10_000
+        ProcessInfo.processInfo.environment["MAINLINE_PG_EVENTS"].flatMap(Int.init)
+        ?? (mainline_is_thread_sanitized() != 0 ? 1_000 : 10_000)
 
     /// Two processes each publish `eventsPerPublisher` events to one stream while each subscribes to it on its own
     /// main loop; two subscribers in the test process read it too. All four see every event once, in one order.
