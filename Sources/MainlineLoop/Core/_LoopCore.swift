@@ -18,7 +18,9 @@ package final class _LoopCore {
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
-            if budgets.maxPendingPosts != oldValue.maxPendingPosts { posts.setLimit(budgets.maxPendingPosts) }
+            if budgets.maxPendingPosts != oldValue.maxPendingPosts {
+                posts.setLimit(budgets.maxPendingPosts, batch: &batch)
+            }
         }
     }
     /// Called when main-actor code changed what the loop must do next (a timer, a settle request) so that a
@@ -74,6 +76,11 @@ package final class _LoopCore {
         self.budgets = budgets
         posts = _JobQueue(limit: budgets.maxPendingPosts)
         signals.watchDidChange = { [unowned self] signal, watched in self.signalWatchDidChange?(signal, watched) }
+    }
+
+    isolated deinit {
+        // Jobs taken and never run (a core freed before it shut down): released with their nodes.
+        _ = batch.releaseAll()
     }
 
     // MARK: Requests
@@ -286,11 +293,9 @@ package final class _LoopCore {
     }
 
     private func runPosts(limit: Int) -> Int {
-        _ = batch.refillIfDone(from: posts, budget: budgets.postsPerIteration)
-        defer {
-            // With a limit, producers count what the loop still holds as pending.
-            if budgets.maxPendingPosts != nil { posts.loopHolds(batch.remaining) }
-        }
+        _ = batch.refillIfDone(from: posts)
+        // With a limit, producers count what the loop has not run yet as pending.
+        defer { batch.reportFinished(to: posts) }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
         var ran = 0
@@ -382,6 +387,7 @@ package final class _LoopCore {
         var discarded = batch.releaseAll()
         batch.takeRemainder(from: posts)
         discarded += batch.releaseAll()
+        batch.reportFinished(to: posts)
         if discarded > 0 {
             Self.logger.warning(
                 "Loop shut down at its drain deadline with posted work still waiting; released it unrun",

@@ -66,6 +66,11 @@ extension EventLoop {
             }
         }
 
+        deinit {
+            // Nothing is left once the loop has shut down; a driver whose thread never ran may still hold jobs.
+            _ = batch.releaseAll()
+        }
+
         /// What the loop thread's running-loop mark (`_RunningLoop`) holds while it runs (unretained: `run()` keeps
         /// the driver alive while libuv can call back).
         var identity: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -126,7 +131,7 @@ extension EventLoop {
 
         /// Runs at most one budget of posted closures and executor jobs, releasing each right after it ran.
         private func runPosts() {
-            if case .at(let deadline) = batch.refillIfDone(from: queue, budget: budgets.postsPerIteration) {
+            if case .at(let deadline) = batch.refillIfDone(from: queue) {
                 drainDeadline = deadline
             }
             progress.didTakeBatch(held: batch.remaining)
@@ -140,15 +145,15 @@ extension EventLoop {
                 ran += 1
             }
             progress.didRunPosts(ran, held: batch.remaining)
-            // With a limit, producers count what the loop still holds as pending.
-            if budgets.maxPendingPosts != nil { queue.loopHolds(batch.remaining) }
+            // With a limit, producers count what the loop has not run yet as pending.
+            batch.reportFinished(to: queue)
         }
 
         /// The drain deadline passed: releases every posted closure not yet run, here and in the queue (executor jobs
         /// still run), and reports how many.
         private func releasePostsAtDeadline() {
             drainDeadline = nil
-            let released = batch.releasePosts() + queue.releasePosts()
+            let released = batch.releasePosts(alsoWaitingIn: queue)
             guard released > 0 else { return }
             Self.logger.warning(
                 "EventLoop stopped at its drain deadline with posted work still waiting; released it unrun",
@@ -200,8 +205,7 @@ extension EventLoop {
         /// The idle phase: one atomic load when no idle body is registered.
         private func runIdleIfNothingPending() {
             guard idle.hasPending, batch.isDone else { return }
-            let counts = queue.snapshotCounts
-            guard counts.waiting == 0, counts.isOpen else { return }
+            guard !queue.needsPostPhase else { return }
             if let next = timers.nextDeadline, next <= _UVClock.now().nanoseconds { return }
             for registration in idle.takeAll() {
                 // Taken one at a time: a body may cancel one registered after it.
