@@ -62,28 +62,4 @@ static inline const void *mainline_exchange_running_loop(const void *loop) {
     return previous;
 }
 
-// Job nodes: the cells of a loop's lock-free job queue (`_JobQueue` in MainlineLoop), recycled through a per-thread
-// cache and a small process-wide pool so that a post allocates nothing in steady state. Compiled in `job_nodes.c`.
-
-/// One cell of a job queue: the link and room for one job (a Swift closure and its flags), which Swift initialises
-/// before pushing the node and moves out after taking it. C never reads `payload`.
-typedef struct mainline_job_node {
-    struct mainline_job_node *next;
-    uint64_t payload[3];
-} mainline_job_node;
-
-/// A node for the calling thread to fill: from its cache, else a chain from the process-wide pool, else `malloc`.
-/// Never returns NULL (aborts when memory is exhausted, as Swift's allocations do). Thread-safe.
-mainline_job_node *mainline_job_node_take(void);
-
-/// Gives back a node whose payload was moved out or deinitialised. Thread-safe: the calling thread keeps it for its
-/// own next take, passes full chains to the pool, and frees what the pool has no room for.
-void mainline_job_node_give(mainline_job_node *node);
-
-/// Nodes the process-wide pool holds now (not counting the threads' caches). Thread-safe; for the package's tests.
-size_t mainline_job_nodes_pooled(void);
-
-/// At most this many nodes wait in the process-wide pool; what a burst leaves beyond it is freed.
-size_t mainline_job_nodes_pool_limit(void);
-
 #endif

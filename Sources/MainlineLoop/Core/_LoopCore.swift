@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 
 /// The scheduling core every loop shares: timers, posted work, the settle phase and signal handlers.
@@ -18,9 +19,7 @@ package final class _LoopCore {
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
-            if budgets.maxPendingPosts != oldValue.maxPendingPosts {
-                posts.setLimit(budgets.maxPendingPosts, batch: &batch)
-            }
+            if budgets.maxPendingPosts != oldValue.maxPendingPosts { posts.setLimit(budgets.maxPendingPosts) }
         }
     }
     /// Called when main-actor code changed what the loop must do next (a timer, a settle request) so that a
@@ -64,11 +63,6 @@ package final class _LoopCore {
     let timers = _TimerQueue()
     let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
-    /// Jobs taken from `posts` and not yet run (protected by the main actor).
-    // @exclusivity(unchecked): touched only on the main actor, never across a suspension or from a nested access (a job
-    // that reads `postsWaitingCount` reads it between two `next()` calls); the dynamic check cost a `swift_beginAccess`
-    // per job.
-    @exclusivity(unchecked) private var batch = _JobBatch()
 
     private static let logger = Logger(label: "mainline.loop")
 
@@ -76,11 +70,6 @@ package final class _LoopCore {
         self.budgets = budgets
         posts = _JobQueue(limit: budgets.maxPendingPosts)
         signals.watchDidChange = { [unowned self] signal, watched in self.signalWatchDidChange?(signal, watched) }
-    }
-
-    isolated deinit {
-        // Jobs taken and never run (a core freed before it shut down): released with their nodes.
-        _ = batch.releaseAll()
     }
 
     // MARK: Requests
@@ -191,15 +180,15 @@ package final class _LoopCore {
     /// to see whether a task it woke came back to wait on a timer (a clock sleep).
     package private(set) var timersArmed = 0
 
-    /// How many posts wait for a later post phase (takes the post queue's lock).
-    var postsWaitingCount: Int { batch.remaining + posts.incomingCount }
+    /// How many posts wait for a later post phase (a job that is running is no longer waiting).
+    var postsWaitingCount: Int { posts.pendingOnLoop }
 
     /// How many settle notifications have been delivered so far.
     var settleDeliveries: Int { settleQueue.deliveries }
 
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
-    package var hasImmediateWork: Bool { !batch.isDone || settleQueue.hasPending }
+    package var hasImmediateWork: Bool { !posts.batchIsDone || settleQueue.hasPending }
 
     /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
     /// posts that arrived after the snapshot was taken.
@@ -207,12 +196,12 @@ package final class _LoopCore {
     /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
     /// `true`: producers wake the loop only when the queue goes from empty to non-empty, so posts that piled up
     /// behind a snapshot would otherwise wait forever.
-    package var hasPostsWaiting: Bool { !batch.isDone || posts.hasIncoming }
+    package var hasPostsWaiting: Bool { posts.hasIncoming }
 
     /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the
     /// post phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
     /// from inside the loop's own phases does not wake it.
-    package var needsPostPhase: Bool { !batch.isDone || posts.needsPostPhase }
+    package var needsPostPhase: Bool { posts.needsPostPhase }
 
     // MARK: Phases
 
@@ -293,14 +282,14 @@ package final class _LoopCore {
     }
 
     private func runPosts(limit: Int) -> Int {
-        _ = batch.refillIfDone(from: posts)
-        // With a limit, producers count what the loop has not run yet as pending.
-        defer { batch.reportFinished(to: posts) }
+        _ = posts.refillIfDone()
+        // Publishes what ran (producers count the rest as pending) and, when the queue is empty, arms its wake-up.
+        defer { posts.endPhase() }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
         var ran = 0
         // Each closure is released as soon as it has run: releasing a large batch at once stalls the loop.
-        while ran < limit, let job = batch.next() {
+        while ran < limit, let job = posts.next() {
             monitor?.begin("post")
             // A main-actor job with its isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
             job()
@@ -374,7 +363,12 @@ package final class _LoopCore {
     private func drainPosts(until limit: _JobQueue.DrainDeadline?) -> Int {
         var ran = 0
         guard let limit, let clock else {
-            while case let count = runPosts(limit: .max), count > 0 { ran += count }
+            // Until every accepted post has run: a phase stops early at a post still being written.
+            while posts.pendingOnLoop > 0 {
+                let count = runPosts(limit: .max)
+                ran += count
+                if count == 0 { sched_yield() }
+            }
             return ran
         }
         let deadline =
@@ -383,11 +377,14 @@ package final class _LoopCore {
             case .afterShutdownBegins(let duration): clock() + duration
             }
         // One job at a time: a job starts only before the deadline (the clock read is cheap next to shutting down).
-        while clock() < deadline, runPosts(limit: 1) > 0 { ran += 1 }
-        var discarded = batch.releaseAll()
-        batch.takeRemainder(from: posts)
-        discarded += batch.releaseAll()
-        batch.reportFinished(to: posts)
+        while clock() < deadline, posts.pendingOnLoop > 0 {
+            let count = runPosts(limit: 1)
+            ran += count
+            if count == 0 { sched_yield() }
+        }
+        var discarded = posts.releaseBatch()
+        posts.closeForGood()
+        discarded += posts.releaseBatch()
         if discarded > 0 {
             Self.logger.warning(
                 "Loop shut down at its drain deadline with posted work still waiting; released it unrun",

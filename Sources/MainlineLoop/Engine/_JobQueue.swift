@@ -1,42 +1,48 @@
 import Atomics
-import CMainlineShims
+import Glibc
 
 /// The one queue behind every loop's `post`, and behind an `EventLoop`'s executor: any thread enqueues without a lock,
-/// the loop takes everything in one atomic exchange.
+/// the loop reads the jobs in order from the same memory.
 ///
-/// All operations on `_JobQueue` are thread-safe.
+/// The producer side (this file) is thread-safe. The loop side (`_JobQueue+Loop.swift`) is not: only the thread or
+/// actor the loop runs on calls it.
 ///
-/// **The stack.** Jobs are pushed, newest first, onto a lock-free stack of nodes (`_JobNode`) with one compare-and-swap
-/// on ``top``, and the loop takes the whole stack with one exchange and reverses it (`_JobBatch`) — the C floor's queue
-/// in `Benchmarks/`, with nodes that the calling thread takes from its own cache (`job_nodes.c`), so that a post
-/// allocates nothing and takes no lock in steady state. A producer wakes the loop only when its push finds the stack
-/// empty, so a flood costs one wake-up per batch the loop takes, not one per post. Because every take empties the
-/// stack, the next push after a take always wakes: no wake-up is lost. The loop drains with a budget, so it must
-/// arrange its *own* next post phase while anything is still waiting (`_UVEngine.requestPostPhase()`): producers will
-/// not.
+/// **Blocks.** Jobs live in blocks of ``_JobBlock/capacity`` slots, linked in posting order (crossbeam's unbounded
+/// list channel). A producer reserves the next position with one compare-and-swap on `tail`, writes its job into that
+/// slot and marks it written; the producer that reserves a block's last slot installs the next block. The loop reads
+/// slot after slot (no lock, no second pass, memory in order), and hands a block it has left to the next producer
+/// that needs one (`spare`), so a steady flood allocates nothing. A slot reserved but not yet written stops the loop's
+/// phase there; the loop comes round for it (it is being written).
+///
+/// **Waking.** When a post phase ends with the queue empty, the loop marks the slot where the next job will go
+/// (``_JobBlock/loopWaits``). The producer that writes that slot learns it from the same atomic step that publishes
+/// its job, and wakes the loop. So a flood costs one wake-up per batch the loop takes, not one per post, and no
+/// wake-up is lost: either the loop's mark or the producer's write comes first on that byte. The loop drains with a
+/// budget, so it must arrange its *own* next post phase while anything is still waiting
+/// (`_UVEngine.requestPostPhase()`): producers will not. A new queue starts marked, so that the first post wakes (or,
+/// without a waker, tells its producer to start the loop).
 ///
 /// **Life**: `open` (posts and jobs accepted) → `draining` (after ``close(drainDeadline:)``: posts refused, executor
 /// jobs still accepted so that tasks already running on an `EventLoop` can finish) → `closed` (nothing accepted; the
-/// loop shuts down). The state lives in the two low bits of ``top`` (nodes are 16-byte aligned), so a push and the state
-/// it was accepted in are one atomic step: a push can never land in a queue that has finished draining.
+/// loop shuts down). The state lives in the two low bits of `tail`, so a reservation and the state it was accepted in
+/// are one atomic step: a job can never land in a queue that has finished draining.
 ///
 /// **The close race** has one answer: the waker runs under `lock`, and the loop removes it (``setWaker(_:)`` with
 /// `nil`) before it frees what the waker touches. Once that call has returned, no producer can still be waking the loop.
 ///
-/// **A limit** on pending posts (``LoopBudgets/maxPendingPosts``) is kept in counters only while one is set: each job
-/// accepted then is marked `counted` and counted in `pending` until the loop has run or released it. A post that would
-/// exceed the limit is refused (``EnqueueResult/full``) and counted in `rejected`; executor jobs are never refused for
-/// it — a task's job must run — but count as pending.
+/// **A limit** on pending posts (``LoopBudgets/maxPendingPosts``): pending is everything accepted and not yet run —
+/// the positions between the loop's published head and `tail`. A post that would exceed the limit is refused
+/// (``EnqueueResult/full``) and counted; executor jobs are never refused for it — a task's job must run.
 package final class _JobQueue: @unchecked Sendable {
-    // @unchecked Sendable: `top`, `limit`, `pending` and `rejected` are atomics; `drainDeadline` and `waker` are
-    // protected by `lock`; `walkLock` keeps counting walks and takes apart. A node's contents belong to one thread at a time (see `_JobNode`): written before the
-    // releasing push, read after the acquiring take.
+    // @unchecked Sendable: `tail`, `tailBlock`, `head`, `limit`, `rejected` and `spare` are atomics; `drainDeadline`
+    // and `waker` are protected by `lock`; `loop` is touched only where the loop runs. A slot belongs to one thread at
+    // a time (see `_JobBlock`).
 
     /// A job as the queue holds it. A main-actor loop's jobs are main-actor closures with their isolation erased
     /// (``mainActorJob(_:)``): the loop runs them only on the main actor.
     package typealias Job = @Sendable () -> Void
 
-    /// A job as a node holds it.
+    /// A job as a slot holds it.
     ///
     /// Wrapping the closure in a struct keeps it at its concrete abstraction level. A bare `Job?` stored through a
     /// generic pointer is stored at the generic one, which costs a reabstraction-thunk context — one `malloc` on every
@@ -47,14 +53,11 @@ package final class _JobQueue: @unchecked Sendable {
         /// Whether it is a posted closure (which a drain deadline may release) rather than an executor job (which
         /// must run, or its task would never resume).
         package let isPost: Bool
-        /// Whether the job is counted in the queue's `pending` (accepted while a limit was set).
-        package var counted: Bool
 
         @inline(__always)
-        init(_ job: @escaping Job, isPost: Bool, counted: Bool) {
+        init(_ job: @escaping Job, isPost: Bool) {
             self.job = job
             self.isPost = isPost
-            self.counted = counted
         }
     }
 
@@ -78,48 +81,70 @@ package final class _JobQueue: @unchecked Sendable {
         case enqueuedWithoutWaker
     }
 
-    /// In ``top``: posts are refused (draining).
-    private static let drainingBit: UInt = 1
-    /// In ``top``: everything is refused (closed).
-    private static let closedBit: UInt = 2
-    private static let stateBits: UInt = 3
+    /// In `tail`: posts are refused (draining).
+    static let drainingBit: UInt = 1
+    /// In `tail`: everything is refused (closed).
+    static let closedBit: UInt = 2
+    static let stateBits: UInt = 3
+    /// `tail` holds the next position shifted past the state bits.
+    static let shift: UInt = 2
+    static let onePosition: UInt = 1 << shift
 
-    /// The newest node's address, or 0, with the state in the two low bits.
-    private let top = UnsafeAtomic<UInt>.create(0)
+    /// The next position to reserve, shifted by ``shift``, with the state in the two low bits.
+    let tail = UnsafeAtomic<UInt>.create(0)
+    /// The block the tail's position is in (the address of its memory).
+    let tailBlock: UnsafeAtomic<UInt>
+    /// The loop's head, in slots, as of its last post phase: what has run (for the limit and the counts).
+    let head = UnsafeAtomic<Int>.create(0)
     /// The limit on pending posts, or -1 for none.
     private let limit: UnsafeAtomic<Int>
-    /// Counted jobs accepted and not yet run or released (see the type's documentation).
-    private let pending = UnsafeAtomic<Int>.create(0)
     /// Posts refused for the limit, since the queue was created.
     private let rejected = UnsafeAtomic<Int>.create(0)
+    /// A block the loop has left, for the next producer that installs one (the address, or 0).
+    let spare = UnsafeAtomic<UInt>.create(0)
+
+    /// For the package's tests: a producer that installs a block yields between taking the block's last position and
+    /// moving the tail past it, so that the loop often takes a batch while the tail rests there.
+    private let yieldsWhileInstalling = UnsafeAtomic<Bool>.create(false)
 
     /// Protects `waker` and `drainDeadline`; producers take it only to wake the loop.
     private let lock = _Lock()
     private var drainDeadline: DrainDeadline?
     private var waker: (@Sendable () -> Void)?
-    /// Held by every take and every counting walk, so that a walk never follows a node the loop has taken. Apart from
-    /// `lock`, so that a loop's take never contends with a producer that wakes it.
-    private let walkLock = _Lock()
+
+    /// The loop's side: where it reads, and the end of the batch it took (see `_JobQueue+Loop.swift`). Allocated on
+    /// its own, so that the loop's writes never share a cache line with what producers read.
+    let loop: UnsafeMutablePointer<_JobCursor>
 
     /// Creates an open queue.
     ///
     /// - Parameter limit: At most this many posts pending at once; `nil` for no limit.
     package init(limit: Int? = nil) {
-        precondition(Slot.fitsANode, "BUG DETECTED: a job queue's slot no longer fits a mainline_job_node")
+        let first = _JobBlock.allocate()
+        // The queue starts as a loop that went to sleep on an empty queue: the first post wakes it.
+        first.state(0).store(_JobBlock.loopWaits, ordering: .relaxed)
+        tailBlock = .create(UInt(bitPattern: first.base))
         self.limit = .create(limit ?? -1)
+        loop = .allocate(capacity: 1)
+        loop.initialize(to: _JobCursor(block: first))
     }
 
     deinit {
-        // Whatever nobody took is released here (the loop normally drains before it lets go of its queue).
-        var node = Self.nodes(top.load(ordering: .acquiring))
-        while let current = node {
-            node = current.following
-            _ = current.giveBack()
-        }
-        top.destroy()
+        // Whatever nobody ran is released here (a loop normally drains before it lets go of its queue). No producer
+        // can be mid-write: each holds the queue while it posts.
+        _ = releaseTaken(upTo: tail.load(ordering: .acquiring) >> Self.shift)
+        loop.pointee.block.deallocate()
+        let spareAddress = spare.load(ordering: .acquiring)
+        if let memory = UnsafeMutableRawPointer(bitPattern: spareAddress) { _JobBlock(memory).deallocate() }
+        loop.deinitialize(count: 1)
+        loop.deallocate()
+        tail.destroy()
+        tailBlock.destroy()
+        head.destroy()
         limit.destroy()
-        pending.destroy()
         rejected.destroy()
+        spare.destroy()
+        yieldsWhileInstalling.destroy()
     }
 
     /// Erases the isolation of a main-actor job so that the queue can hold it.
@@ -131,21 +156,16 @@ package final class _JobQueue: @unchecked Sendable {
         unsafeBitCast(job, to: Job.self)
     }
 
-    @inline(__always)
-    private static func nodes(_ word: UInt) -> _JobNode? {
-        _JobNode(bitPattern: word & ~stateBits)
-    }
-
     // MARK: Producers
 
-    /// Pushes a posted closure unless the queue is no longer open or is full. Takes no lock unless it must wake the
+    /// Queues a posted closure unless the queue is no longer open or is full. Takes no lock unless it must wake the
     /// loop.
     @inline(__always)
     package func enqueue(_ job: @escaping Job) -> EnqueueResult {
         push(job, isPost: true)
     }
 
-    /// Pushes an executor job unless the queue is closed (it is accepted while draining).
+    /// Queues an executor job unless the queue is closed (it is accepted while draining).
     @inline(__always)
     package func enqueueJob(_ job: @escaping Job) -> EnqueueResult {
         push(job, isPost: false)
@@ -154,46 +174,77 @@ package final class _JobQueue: @unchecked Sendable {
     @inline(__always)
     private func push(_ job: @escaping Job, isPost: Bool) -> EnqueueResult {
         let refusedBits = isPost ? Self.stateBits : Self.closedBit
-        var word = top.load(ordering: .relaxed)
-        if word & refusedBits != 0 { return .closed }
-        let counted = limit.load(ordering: .relaxed) >= 0
-        if counted, !admit(isPost: isPost) { return .full }
-        let node = _JobNode.taking(holding: Slot(job, isPost: isPost, counted: counted))
+        var word = tail.load(ordering: .acquiring)
+        var block = _JobBlock(UnsafeMutableRawPointer(bitPattern: tailBlock.load(ordering: .acquiring))!)
+        var nextBlock: _JobBlock? = nil
+        defer { if let nextBlock { putSpare(nextBlock) } }
         while true {
-            if word & refusedBits != 0 { return refuse(node) }
-            node.following = Self.nodes(word)
-            let (exchanged, found) = top.weakCompareExchange(
+            if word & refusedBits != 0 { return .closed }
+            let position = word >> Self.shift
+            let offset = Int(position % UInt(_JobBlock.lap))
+            if offset == _JobBlock.capacity {
+                // Another producer is installing the next block: a few instructions away.
+                sched_yield()
+                word = tail.load(ordering: .acquiring)
+                block = _JobBlock(UnsafeMutableRawPointer(bitPattern: tailBlock.load(ordering: .acquiring))!)
+                continue
+            }
+            if isPost, limit.load(ordering: .relaxed) >= 0, !admits(position) { return .full }
+            if offset + 1 == _JobBlock.capacity, nextBlock == nil { nextBlock = takeSpare() }
+            let (reserved, found) = tail.weakCompareExchange(
                 expected: word,
-                desired: UInt(bitPattern: node) | (word & Self.stateBits),
-                successOrdering: .releasing,
-                failureOrdering: .relaxed
+                desired: word &+ Self.onePosition,
+                successOrdering: .acquiringAndReleasing,
+                failureOrdering: .acquiring
             )
-            if exchanged { break }
-            word = found
+            guard reserved else {
+                word = found
+                block = _JobBlock(UnsafeMutableRawPointer(bitPattern: tailBlock.load(ordering: .acquiring))!)
+                continue
+            }
+            if offset + 1 == _JobBlock.capacity, let next = nextBlock {
+                // This job fills the block: install the next one, then move the tail onto it, then link it for the
+                // loop. Until the tail moves, other producers wait at the extra position.
+                nextBlock = nil
+                if yieldsWhileInstalling.load(ordering: .relaxed) { sched_yield() }
+                let address = UInt(bitPattern: next.base)
+                tailBlock.store(address, ordering: .releasing)
+                tail.wrappingIncrement(by: Self.onePosition, ordering: .releasing)
+                block.link.store(address, ordering: .releasing)
+            }
+            block.slot(offset).initialize(to: Slot(job, isPost: isPost))
+            let state = block.state(offset).loadThenBitwiseOr(with: _JobBlock.written, ordering: .acquiringAndReleasing)
+            // Only the job written where the loop went to sleep wakes it: any other found a loop that will come round.
+            return state & _JobBlock.loopWaits == 0 ? .enqueued : wakeTheLoop()
         }
-        // Only a push onto an empty stack wakes: any other found one that did, whose take has not happened yet.
-        return word & ~Self.stateBits == 0 ? wakeForFirstJob() : .enqueued
     }
 
-    /// Counts one more pending job against the limit; a post beyond it is refused and counted.
+    /// Whether one more post fits: counts a refusal when it does not.
     @inline(never)
-    private func admit(isPost: Bool) -> Bool {
-        let before = pending.loadThenWrappingIncrement(ordering: .relaxed)
-        guard isPost, before >= limit.load(ordering: .relaxed) else { return true }
-        pending.wrappingDecrement(ordering: .relaxed)
+    private func admits(_ position: UInt) -> Bool {
+        let pending = _jobSlots(before: position) - head.load(ordering: .acquiring)
+        guard pending >= limit.load(ordering: .relaxed) else { return true }
         rejected.wrappingIncrement(ordering: .relaxed)
         return false
     }
 
-    /// The queue closed between the first look and the push: the job is released unrun, its node given back.
+    /// A block for a producer to install: the loop's spare, else a new one.
     @inline(never)
-    private func refuse(_ node: _JobNode) -> EnqueueResult {
-        if node.giveBack().counted { pending.wrappingDecrement(ordering: .relaxed) }
-        return .closed
+    private func takeSpare() -> _JobBlock {
+        let address = spare.exchange(0, ordering: .acquiringAndReleasing)
+        guard let memory = UnsafeMutableRawPointer(bitPattern: address) else { return .allocate() }
+        return _JobBlock(memory)
+    }
+
+    /// Keeps `block` (empty, reset) as the spare, or frees it when there is one already.
+    @inline(never)
+    func putSpare(_ block: _JobBlock) {
+        let previous = spare.exchange(UInt(bitPattern: block.base), ordering: .acquiringAndReleasing)
+        if let memory = UnsafeMutableRawPointer(bitPattern: previous) { _JobBlock(memory).deallocate() }
     }
 
     @inline(never)
-    private func wakeForFirstJob() -> EnqueueResult {
+    private func wakeTheLoop() -> EnqueueResult {
         lock.lock()
         defer { lock.unlock() }
         guard let waker else { return .enqueuedWithoutWaker }
@@ -222,8 +273,8 @@ package final class _JobQueue: @unchecked Sendable {
         }
     }
 
-    /// Stops accepting posts (executor jobs are still taken until ``finishDraining()``) and wakes the loop so that it
-    /// notices. Returns `false` if it was already closed to posts.
+    /// Stops accepting posts (executor jobs are still taken until the loop finishes draining) and wakes the loop so
+    /// that it notices. Returns `false` if it was already closed to posts.
     ///
     /// - Parameter drainDeadline: When the loop stops running what was posted before the close and releases the rest
     ///   unrun; `nil` runs everything. Ignored when the queue was already closed.
@@ -231,122 +282,54 @@ package final class _JobQueue: @unchecked Sendable {
     package func close(drainDeadline: DrainDeadline? = nil) -> Bool {
         lock.withLock {
             // Only `close` sets the draining bit, under this lock; the closed bit follows it.
-            guard top.load(ordering: .relaxed) & Self.stateBits == 0 else { return false }
+            guard tail.load(ordering: .acquiring) & Self.stateBits == 0 else { return false }
             // The deadline first: a loop that sees the bit reads the deadline under this lock.
             self.drainDeadline = drainDeadline
-            _ = top.loadThenBitwiseOr(with: Self.drainingBit, ordering: .acquiringAndReleasing)
+            _ = tail.loadThenBitwiseOr(with: Self.drainingBit, ordering: .acquiringAndReleasing)
             waker?()
             return true
         }
     }
 
-    // MARK: The loop
+    // MARK: Any thread
+
+    /// For the package's tests (see `yieldsWhileInstalling`).
+    package var yieldsWhileInstallingForTesting: Bool {
+        get { yieldsWhileInstalling.load(ordering: .relaxed) }
+        set { yieldsWhileInstalling.store(newValue, ordering: .relaxed) }
+    }
 
     /// Whether ``close(drainDeadline:)`` was called: posts are refused.
-    package var closed: Bool { top.load(ordering: .acquiring) & Self.stateBits != 0 }
+    package var closed: Bool { tail.load(ordering: .acquiring) & Self.stateBits != 0 }
 
     /// The deadline given to ``close(drainDeadline:)``, if any.
     package var closingDeadline: DrainDeadline? { lock.withLock { drainDeadline } }
 
-    /// Changes the limit on pending posts (`nil`: none). Posts already accepted stay accepted.
-    ///
-    /// Call it where the loop runs, with the loop's `batch`: when a limit starts, the jobs already waiting (here and in
-    /// the batch) start to count, so that the limit bounds what is pending from the next post on.
-    package func setLimit(_ newLimit: Int?, batch: inout _JobBatch) {
-        let wasTracking = limit.exchange(newLimit ?? -1, ordering: .relaxed) >= 0
-        guard newLimit != nil, !wasTracking else { return }
-        var newlyCounted = batch.countAllWaiting()
-        walkLock.withLock {
-            // Under the lock no take can happen, so the nodes reachable from the top stay in the stack while they are
-            // marked; a producer never touches its node after the push.
-            var node = Self.nodes(top.load(ordering: .acquiring))
-            while let current = node {
-                if !current.slot.pointee.counted {
-                    current.slot.pointee.counted = true
-                    newlyCounted += 1
-                }
-                node = current.following
-            }
-        }
-        pending.wrappingIncrement(by: newlyCounted, ordering: .relaxed)
-    }
-
-    /// The loop ran or released `count` counted jobs (see `_JobBatch.reportFinished(to:)`).
-    package func didFinish(counted count: Int) {
-        pending.wrappingDecrement(by: count, ordering: .relaxed)
+    /// Changes the limit on pending posts (`nil`: none). Posts already accepted stay accepted; every job not yet run
+    /// counts.
+    package func setLimit(_ newLimit: Int?) {
+        limit.store(newLimit ?? -1, ordering: .relaxed)
     }
 
     /// Posts refused so far because the limit was reached.
     package var rejectedCount: Int { rejected.load(ordering: .relaxed) }
 
-    /// How many jobs are waiting to be taken. O(n): walks the stack under the lock (for snapshots).
-    package var incomingCount: Int {
-        walkLock.withLock {
-            var count = 0
-            var node = Self.nodes(top.load(ordering: .acquiring))
-            while let current = node {
-                count += 1
-                node = current.following
-            }
-            return count
-        }
+    /// Jobs accepted and not yet run, as of the loop's last post phase (exact on the loop, between phases).
+    package var pendingCount: Int {
+        _jobSlots(before: tail.load(ordering: .acquiring) >> Self.shift) - head.load(ordering: .acquiring)
     }
 
-    /// Whether jobs are waiting to be taken.
-    package var hasIncoming: Bool { top.load(ordering: .relaxed) & ~Self.stateBits != 0 }
+    /// Whether jobs are waiting to be run (as of the loop's last post phase).
+    package var hasIncoming: Bool { pendingCount != 0 }
 
     /// Whether the loop must run a post phase before it blocks: jobs are waiting, or the queue was closed (the post
     /// phase is where a loop notices that and shuts down). A producer on the loop's own thread does not wake the loop,
     /// so the loop asks this before every poll.
-    package var needsPostPhase: Bool { top.load(ordering: .relaxed) != 0 }
+    package var needsPostPhase: Bool { hasIncoming || closed }
 
-    /// For a snapshot: the jobs waiting to be taken, posts refused so far, and whether the queue still accepts posts.
-    package var snapshotCounts: (waiting: Int, rejected: Int, isOpen: Bool) {
-        (incomingCount, rejectedCount, !closed)
-    }
-
-    /// Takes every waiting job, newest first, leaving the state as it is.
-    ///
-    /// - Returns: The newest node (`nil`: none was waiting), and the drain deadline once the queue is closed with one.
-    package func takeAll() -> (newest: _JobNode?, deadline: DrainDeadline?) {
-        // Under `walkLock` so that a counting walk (``incomingCount``, ``setLimit(_:batch:)``) never sees a node taken.
-        let word = walkLock.withLock { top.loadThenBitwiseAnd(with: Self.stateBits, ordering: .acquiring) }
-        // The deadline was set before the draining bit, under `lock`.
-        return (Self.nodes(word), word & Self.stateBits == 0 ? nil : closingDeadline)
-    }
-
-    /// What the loop does after a post phase.
-    package enum AfterPhase {
-        /// Jobs are still waiting (in the loop's batch or here): the loop must arrange its next post phase itself.
-        case moreWaiting
-        /// Nothing is waiting and the queue is open: the loop may block.
-        case idle
-        /// Nothing is waiting and the queue was draining: it is now closed, the loop shuts down.
-        case closed
-    }
-
-    /// Decides, in one atomic step, what follows a post phase that left `batchIsDone` (the loop's taken batch has run
-    /// completely) behind. Closing here is the last word: from then on nothing is accepted.
-    package func afterPhase(batchIsDone: Bool) -> AfterPhase {
-        guard batchIsDone else { return .moreWaiting }
-        var word = top.load(ordering: .acquiring)
-        while true {
-            if word & ~Self.stateBits != 0 { return .moreWaiting }
-            if word & Self.closedBit != 0 { return .closed }
-            if word & Self.drainingBit == 0 { return .idle }
-            let (exchanged, found) = top.compareExchange(
-                expected: word,
-                desired: Self.closedBit,
-                ordering: .acquiringAndReleasing
-            )
-            if exchanged { return .closed }
-            word = found
-        }
-    }
-
-    /// Refuses everything from now on (the loop is shutting down) and returns whatever is still waiting, newest first,
-    /// for the caller to run or release.
-    package func finishDraining() -> _JobNode? {
-        walkLock.withLock { Self.nodes(top.exchange(Self.closedBit, ordering: .acquiringAndReleasing)) }
+    /// For a snapshot: the jobs accepted and not yet run, posts refused so far, and whether the queue still accepts
+    /// posts.
+    package var snapshotCounts: (pending: Int, rejected: Int, isOpen: Bool) {
+        (pendingCount, rejectedCount, !closed)
     }
 }

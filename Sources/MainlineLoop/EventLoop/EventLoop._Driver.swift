@@ -34,9 +34,6 @@ extension EventLoop {
         private let rejections: Counter
         private let discards: Counter
 
-        /// Jobs taken from the queue and not yet run (protected by the loop thread).
-        // @exclusivity(unchecked): touched only on the loop thread, never from a nested access (see `_LoopCore.batch`).
-        @exclusivity(unchecked) private var batch = _JobBatch()
         /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
         // @exclusivity(unchecked): read before every job; touched only on the loop thread, never from a nested access.
         @exclusivity(unchecked) private var drainDeadline: LoopInstant?
@@ -64,11 +61,6 @@ extension EventLoop {
             queue.setWaker {
                 if !_RunningLoop.isRunning(identity: mark) { engine.wake() }
             }
-        }
-
-        deinit {
-            // Nothing is left once the loop has shut down; a driver whose thread never ran may still hold jobs.
-            _ = batch.releaseAll()
         }
 
         /// What the loop thread's running-loop mark (`_RunningLoop`) holds while it runs (unretained: `run()` keeps
@@ -117,7 +109,7 @@ extension EventLoop {
         func engineRunPostPhase() {
             progress.enter(.posts)
             runPosts()
-            switch queue.afterPhase(batchIsDone: batch.isDone) {
+            switch queue.afterPhase() {
             case .moreWaiting:
                 // Producers wake the loop only on empty → non-empty: what the budget left, or what arrived behind this
                 // snapshot, runs in the next iteration's post phase, which the loop requests itself.
@@ -131,29 +123,26 @@ extension EventLoop {
 
         /// Runs at most one budget of posted closures and executor jobs, releasing each right after it ran.
         private func runPosts() {
-            if case .at(let deadline) = batch.refillIfDone(from: queue) {
+            if case .at(let deadline) = queue.refillIfDone() {
                 drainDeadline = deadline
             }
-            progress.didTakeBatch(held: batch.remaining)
             var ran = 0
             let budget = budgets.postsPerIteration
             while ran < budget {
                 // Draining with a deadline: a job starts only before it, as on the main loop (SerialLoop contract).
                 if let deadline = drainDeadline, _UVClock.now() >= deadline { releasePostsAtDeadline() }
-                guard let job = batch.next() else { break }
+                guard let job = queue.next() else { break }
                 job()
                 ran += 1
             }
-            progress.didRunPosts(ran, held: batch.remaining)
-            // With a limit, producers count what the loop has not run yet as pending.
-            batch.reportFinished(to: queue)
+            progress.didRunPosts(ran)
         }
 
         /// The drain deadline passed: releases every posted closure not yet run, here and in the queue (executor jobs
         /// still run), and reports how many.
         private func releasePostsAtDeadline() {
             drainDeadline = nil
-            let released = batch.releasePosts(alsoWaitingIn: queue)
+            let released = queue.releasePostsUnrun()
             guard released > 0 else { return }
             Self.logger.warning(
                 "EventLoop stopped at its drain deadline with posted work still waiting; released it unrun",
@@ -196,7 +185,7 @@ extension EventLoop {
             runIdleIfNothingPending()
             progress.endIteration()
             // Jobs posted, or a stop requested, on the loop thread did not wake it: this is where they are seen.
-            if !batch.isDone || queue.needsPostPhase { engine.requestPostPhase() }
+            if queue.needsPostPhase { engine.requestPostPhase() }
             engine.prepareToBlock(deadline: timers.nextDeadline, hasImmediateWork: false)
         }
 
@@ -204,7 +193,7 @@ extension EventLoop {
 
         /// The idle phase: one atomic load when no idle body is registered.
         private func runIdleIfNothingPending() {
-            guard idle.hasPending, batch.isDone else { return }
+            guard idle.hasPending else { return }
             guard !queue.needsPostPhase else { return }
             if let next = timers.nextDeadline, next <= _UVClock.now().nanoseconds { return }
             for registration in idle.takeAll() {

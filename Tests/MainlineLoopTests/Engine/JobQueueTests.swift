@@ -33,8 +33,8 @@ struct JobQueueTests {
     @Test(arguments: 0..<100)
     func aShutdownRacingProducersLosesNothing(round: Int) {
         // The loop closes and shuts down while two producers keep posting until they are refused. Every accepted job
-        // runs or is released by the drain; every refused one is released at once. Nothing is left behind in a closed
-        // queue: the closed bit and the push are one atomic step.
+        // runs; every refused one is released at once. Nothing is left behind in a closed queue: the closed bit and
+        // the reservation are one atomic step.
         let queue = _JobQueue()
         let ledger = Ledger()
         let consumer = Consumer(queue, closeAfter: 100 + round * 37)
@@ -55,20 +55,73 @@ struct JobQueueTests {
         #expect(queue.enqueue {} == .closed)
     }
 
-    @Test func onlyThePushOntoAnEmptyQueueWakesTheLoop() {
+    @Test(arguments: 0..<3)
+    func aLoopThatSleepsWhenEmptyIsWokenForEveryPostAcrossBlocks(round: Int) {
+        // The loop sleeps whenever a phase leaves the queue empty and relies on producers to wake it — across many
+        // block boundaries, where the tail rests at a block's extra position while the next block is installed (made
+        // long here, so that the loop often takes its batch right then). A lost wake-up leaves the loop asleep with
+        // posts waiting: reported as such instead of hanging until the time limit.
+        let queue = _JobQueue()
+        let wakeUps = DispatchSemaphore(value: 0)
+        queue.setWaker { wakeUps.signal() }
+        let perProducer = 100_000 / Self.scale
+        let total = 2 * perProducer
+        let seen = SeenLog(producers: 2)
+        let finished = DispatchSemaphore(value: 0)
+        let lostWakeUps = WakeCount()
+        queue.yieldsWhileInstallingForTesting = true
+        Thread.detachNewThread {
+            var ran = 0
+            while ran < total {
+                _ = queue.refillIfDone()
+                var phase = 0
+                while phase < 16, let job = queue.next() {
+                    job()
+                    phase += 1
+                }
+                ran += phase
+                queue.endPhase()
+                guard ran < total, !queue.hasIncoming else { continue }
+                if wakeUps.wait(timeout: .now() + .seconds(10)) == .timedOut, queue.hasIncoming {
+                    lostWakeUps.increment()
+                }
+            }
+            finished.signal()
+        }
+        DispatchQueue.concurrentPerform(iterations: 2) { producer in
+            for index in 0..<perProducer {
+                _ = queue.enqueue { seen.record(producer: producer, index: index) }
+                // Bursts with pauses, so that the loop goes to sleep again and again.
+                if index % (37 + round) == 0 { sched_yield() }
+            }
+        }
+        finished.wait()
+        #expect(lostWakeUps.value == 0)
+        #expect(seen.counts == [perProducer, perProducer])
+        #expect(seen.outOfOrder == 0)
+    }
+
+    @Test func onlyThePushWhereTheLoopWentToSleepWakesIt() {
         let queue = _JobQueue()
         let wakes = WakeCount()
         queue.setWaker { wakes.increment() }
         for _ in 0..<10 { _ = queue.enqueue {} }
-        #expect(wakes.value == 1)
-        var batch = _JobBatch()
-        _ = batch.refillIfDone(from: queue)
-        #expect(batch.remaining == 10)
+        #expect(wakes.value == 1, "a new queue is a loop asleep on an empty queue: the first push wakes")
+        _ = queue.refillIfDone()
+        #expect(queue.batchRemaining == 10)
         _ = queue.enqueue {}
-        #expect(wakes.value == 2, "the first push after a take wakes again")
-        #expect(batch.releaseAll() == 10)
-        _ = batch.refillIfDone(from: queue)
-        _ = batch.releaseAll()
+        #expect(wakes.value == 1, "a loop that has not gone back to sleep is not woken again")
+        while let job = queue.next() { job() }
+        queue.endPhase()
+        #expect(queue.hasIncoming, "the post behind the batch is still waiting")
+        _ = queue.refillIfDone()
+        while let job = queue.next() { job() }
+        queue.endPhase()
+        #expect(!queue.hasIncoming)
+        _ = queue.enqueue {}
+        #expect(wakes.value == 2, "the first push after the loop found the queue empty wakes it")
+        _ = queue.enqueue {}
+        #expect(wakes.value == 2)
     }
 
     @Test func aQueueWithoutAWakerAsksTheProducerToStartTheLoop() {
@@ -82,61 +135,70 @@ struct JobQueueTests {
 
     @Test func aDrainingQueueRefusesPostsTakesJobsAndClosesOnlyWhenEmpty() {
         let queue = _JobQueue()
-        var batch = _JobBatch()
         #expect(queue.close(drainDeadline: .afterShutdownBegins(.seconds(1))))
         #expect(!queue.close(), "closing twice says so")
         #expect(queue.enqueue {} == .closed)
         let ran = WakeCount()
         #expect(queue.enqueueJob { ran.increment() } == .enqueuedWithoutWaker)
-        #expect(queue.afterPhase(batchIsDone: true) == .moreWaiting)
-        #expect(batch.refillIfDone(from: queue) == .afterShutdownBegins(.seconds(1)))
-        batch.next()?()
+        #expect(queue.refillIfDone() == .afterShutdownBegins(.seconds(1)))
+        #expect(queue.afterPhase() == .moreWaiting)
+        queue.next()?()
         #expect(ran.value == 1)
-        #expect(queue.afterPhase(batchIsDone: batch.isDone) == .closed)
+        #expect(queue.afterPhase() == .closed)
         #expect(queue.enqueueJob {} == .closed, "a closed queue takes nothing")
     }
 
-    @Test func aLimitSetWhileJobsWaitCountsThem() {
+    @Test func theLimitCountsEveryJobNotYetRunAsOfTheLastPhase() {
         let queue = _JobQueue()
-        var batch = _JobBatch()
         for _ in 0..<3 { _ = queue.enqueue {} }
-        _ = batch.refillIfDone(from: queue)
+        _ = queue.refillIfDone()
         for _ in 0..<2 { _ = queue.enqueue {} }
-        queue.setLimit(6, batch: &batch)
+        queue.setLimit(6)
         #expect(queue.enqueue {} == .enqueued, "5 pending, room for one")
         #expect(queue.enqueue {} == .full)
         #expect(queue.rejectedCount == 1)
         #expect(queue.enqueueJob {} != .full, "an executor job is never refused for the limit")
-        // Running two frees two places once the loop reports them.
-        batch.next()?()
-        batch.next()?()
-        #expect(queue.enqueue {} == .full, "not before the loop reports what it ran")
+        // Running two frees two places once the phase ends.
+        queue.next()?()
+        queue.next()?()
+        #expect(queue.enqueue {} == .full, "not before the loop's phase ends")
         #expect(queue.rejectedCount == 2)
-        batch.reportFinished(to: queue)
+        queue.endPhase()
         // 7 pending (the executor job counts) less the 2 that ran: room for one.
         #expect(queue.enqueue {} == .enqueued)
         #expect(queue.enqueue {} == .full)
         #expect(queue.rejectedCount == 3)
-        _ = batch.releaseAll()
-        _ = batch.refillIfDone(from: queue)
-        _ = batch.releaseAll()
+        queue.setLimit(nil)
+        #expect(queue.enqueue {} == .enqueued)
+        #expect(queue.pendingCount == 7)
     }
 
-    @Test func aBurstLeavesNoMoreThanThePoolsWorthOfNodesBehind() {
+    @Test func aFloodAcrossManyBlocksRunsInOrderAndKeepsOneSpareBlock() {
+        // 10 blocks' worth, taken in phases of 100 as a loop's budget would, with posts arriving between phases.
         let queue = _JobQueue()
-        let count = 200_000 / Self.scale
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            for _ in 0..<(count / 2) { _ = queue.enqueue {} }
-        }
-        var batch = _JobBatch()
-        _ = batch.refillIfDone(from: queue)
+        let seen = SeenLog(producers: 1)
+        let total = _JobBlock.capacity * 10
+        var posted = 0
         var ran = 0
-        while let job = batch.next() {
-            job()
-            ran += 1
+        while ran < total {
+            for _ in 0..<150 where posted < total {
+                let index = posted
+                _ = queue.enqueue { seen.record(producer: 0, index: index) }
+                posted += 1
+            }
+            _ = queue.refillIfDone()
+            var phase = 0
+            while phase < 100, let job = queue.next() {
+                job()
+                phase += 1
+            }
+            ran += phase
+            queue.endPhase()
         }
-        #expect(ran == count / 2 * 2)
-        #expect(mainline_job_nodes_pooled() <= mainline_job_nodes_pool_limit())
+        #expect(seen.counts == [total])
+        #expect(seen.outOfOrder == 0)
+        #expect(queue.spare.load(ordering: .relaxed) != 0, "the last block left is kept for the next one")
+        #expect(!queue.hasIncoming)
     }
 }
 
@@ -145,9 +207,9 @@ struct JobQueueTests {
 /// A consumer thread that takes and runs jobs as a loop would, until asked to finish (or until it ran `closeAfter`
 /// jobs); then it shuts the queue down as a loop does.
 private final class Consumer: @unchecked Sendable {
-    // @unchecked Sendable: `batch` is touched only by the consumer thread; `stopping` is a lock-protected flag.
+    // @unchecked Sendable: the queue's loop side is used only by the consumer thread; `isStopping` is protected by
+    // `stopping`.
     private let queue: _JobQueue
-    private var batch = _JobBatch()
     private let stopping = NSLock()
     private var isStopping = false
     private let done = DispatchSemaphore(value: 0)
@@ -164,23 +226,21 @@ private final class Consumer: @unchecked Sendable {
             var ran = 0
             while ran < closeAfter {
                 let stop = stopping.withLock { isStopping }
-                _ = batch.refillIfDone(from: queue)
-                while let job = batch.next() {
+                _ = queue.refillIfDone()
+                while let job = queue.next() {
                     job()
                     ran += 1
                 }
-                batch.reportFinished(to: queue)
+                queue.endPhase()
                 if stop, !queue.hasIncoming { break }
                 if !queue.hasIncoming { sched_yield() }
             }
-            // Shutdown as a loop does it: close, run what was accepted, take the remainder.
+            // Shutdown as a loop does it: close, run what was accepted until the queue closes itself.
             queue.close()
-            while queue.afterPhase(batchIsDone: batch.isDone) != .closed {
-                _ = batch.refillIfDone(from: queue)
-                while let job = batch.next() { job() }
+            while queue.afterPhase() != .closed {
+                _ = queue.refillIfDone()
+                while let job = queue.next() { job() }
             }
-            batch.takeRemainder(from: queue)
-            while let job = batch.next() { job() }
             done.signal()
         }
     }
