@@ -198,10 +198,11 @@ package final class _LoopCore {
     /// behind a snapshot would otherwise wait forever.
     package var hasPostsWaiting: Bool { posts.hasIncoming }
 
-    /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the
-    /// post phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
-    /// from inside the loop's own phases does not wake it.
-    package var needsPostPhase: Bool { posts.needsPostPhase }
+    /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the post
+    /// phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
+    /// from inside the loop's own phases does not wake it. When it says `false`, the queue has been told that the loop
+    /// sleeps, so that the next post wakes it: ask it only right before blocking.
+    package func mustRunPostsBeforeBlocking() -> Bool { posts.closed || !posts.prepareToSleep() }
 
     // MARK: Phases
 

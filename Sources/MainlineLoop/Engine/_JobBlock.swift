@@ -1,15 +1,19 @@
 import Atomics
 import Glibc
 
-/// One block of a `_JobQueue`: ``capacity`` slots in a row, each on a cache line of its own with an atomic state byte,
-/// and the link to the next block. Raw memory, so that producers and the loop reach a slot without reference counting.
+/// One block of a `_JobQueue`: ``capacity`` slots in a row, each on a cache line of its own with an atomic stamp, and
+/// the link to the next block. Raw memory, so that producers and the loop reach a slot without reference counting.
 ///
 /// Layout: the link (a `UInt` address, atomic) on the first cache line, then one 64-byte line per slot: the
-/// ``_JobQueue/Slot`` and, after it, its state byte (atomic). A line per slot because the loop reads the slot right
-/// behind the one a producer is writing: sharing a line, the two would pull it back and forth on every post
-/// (measured: the producer's publishing step was half of its time).
-/// A slot belongs to the producer that reserved its position until the producer sets ``written``, then to the loop.
-/// The link is written once, by the producer that filled the block's last slot, and read by the loop.
+/// ``_JobQueue/Slot`` and, after it, its stamp (atomic). A line per slot because the loop reads the slot right behind
+/// the one a producer is writing: sharing a line, the two would pull it back and forth on every post (measured: the
+/// producer's publishing step was half of its time).
+///
+/// A slot belongs to the producer that reserved its position until the producer stamps it with the position plus one
+/// (``stamp(for:)``), then to the loop. A block is reused at a later position, so an old stamp never matches: a reused
+/// block needs no clearing, and the loop never writes to a slot's line (a producer that reuses the line finds it
+/// shared, not taken). The link is written once, by the producer that filled the block's last slot, and read by the
+/// loop.
 package struct _JobBlock {
     /// Slots per block.
     package static let capacity = 255
@@ -17,13 +21,8 @@ package struct _JobBlock {
     /// the producer that filled the last slot installs the next block; no job is ever there.
     package static let lap = capacity + 1
 
-    /// In a slot's state: the job is written (set by its producer, after the slot).
-    package static let written: UInt8 = 1
-    /// In a slot's state: the loop found the queue empty here and sleeps; the producer that writes this slot wakes it.
-    package static let loopWaits: UInt8 = 2
-
     private static let line = 64
-    private static let stateOffset = MemoryLayout<_JobQueue.Slot>.stride
+    private static let stampOffset = MemoryLayout<_JobQueue.Slot>.stride
     private static let byteCount = line + capacity * line
 
     package let base: UnsafeMutableRawPointer
@@ -31,24 +30,27 @@ package struct _JobBlock {
     @inline(__always)
     package init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
-    /// A new block: no link, every state zero.
+    /// A new block: no link, no stamp.
     package static func allocate() -> _JobBlock {
-        precondition(stateOffset < line, "BUG DETECTED: a job slot and its state no longer fit a cache line")
+        precondition(
+            stampOffset + MemoryLayout<UInt>.size <= line && stampOffset % MemoryLayout<UInt>.alignment == 0,
+            "BUG DETECTED: a job slot and its stamp no longer fit a cache line"
+        )
         let block = _JobBlock(UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: line))
-        block.base.storeBytes(of: 0, as: UInt.self)
-        block.reset()
+        block.base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
         return block
     }
 
-    /// Makes a used block new again (its slots must be empty: moved out or never written).
+    /// Readies a block the loop has left for reuse: clears its link (its slots are empty, their stamps stale).
     package func reset() {
         link.store(0, ordering: .relaxed)
-        for offset in 0..<Self.capacity {
-            (base + Self.line * (offset + 1) + Self.stateOffset).storeBytes(of: 0, as: UInt8.self)
-        }
     }
 
     package func deallocate() { base.deallocate() }
+
+    /// What the slot at `position` holds once its job is written.
+    @inline(__always)
+    package static func stamp(for position: UInt) -> UInt { position &+ 1 }
 
     /// The address of the next block, or 0 until it is installed.
     @inline(__always)
@@ -56,12 +58,13 @@ package struct _JobBlock {
         UnsafeAtomic(at: base.assumingMemoryBound(to: UInt.AtomicRepresentation.self))
     }
 
-    /// The state of the slot at `offset`.
+    /// The stamp of the slot at `offset`.
     @inline(__always)
-    package func state(_ offset: Int) -> UnsafeAtomic<UInt8> {
+    package func stamp(_ offset: Int) -> UnsafeAtomic<UInt> {
         UnsafeAtomic(
-            at: (base + Self.line * (offset + 1) + Self.stateOffset)
-                .assumingMemoryBound(to: UInt8.AtomicRepresentation.self)
+            at: (base + Self.line * (offset + 1) + Self.stampOffset).assumingMemoryBound(
+                to: UInt.AtomicRepresentation.self
+            )
         )
     }
 

@@ -59,7 +59,9 @@ extension _JobQueue {
                 continue
             }
             let block = cursor.pointee.block
-            guard block.state(offset).load(ordering: .acquiring) & _JobBlock.written != 0 else { return nil }
+            guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: cursor.pointee.position) else {
+                return nil
+            }
             let slot = block.slot(offset).move()
             cursor.pointee.position &+= 1
             if let job = slot.job { return job }
@@ -67,7 +69,7 @@ extension _JobQueue {
         return nil
     }
 
-    /// Leaves a block whose slots have all been read for the next one, and keeps the old one as the spare.
+    /// Leaves a block whose slots have all been read for the next one, and hands the old one back for reuse.
     @inline(never)
     private func moveToNextBlock() {
         let old = loop.pointee.block
@@ -78,31 +80,37 @@ extension _JobQueue {
         putSpare(old)
     }
 
-    /// Ends a post phase: publishes what has run (for the limit and the counts) and, when the queue is empty, marks the
-    /// slot where the next job will go, so that its producer wakes the loop.
+    /// Ends a post phase: publishes what has run, for the limit and the counts.
     package func endPhase() {
+        head.store(_jobSlots(before: loop.pointee.position), ordering: .releasing)
+    }
+
+    /// The loop is about to block: unless a job is waiting, sets the sleeping bit, so that the next producer wakes the
+    /// loop. Returns `false` when a job is waiting (or the batch is not done): then the loop must not block.
+    ///
+    /// Called right before the poll, not at the end of the post phase: while the loop is awake (running timers,
+    /// settle, I/O), a producer finds no bit and pays no wake-up.
+    package func prepareToSleep() -> Bool {
         let cursor = loop
-        head.store(_jobSlots(before: cursor.pointee.position), ordering: .releasing)
-        guard cursor.pointee.position == cursor.pointee.end else { return }
+        guard cursor.pointee.position == cursor.pointee.end else { return false }
         while true {
             if cursor.pointee.position % UInt(_JobBlock.lap) == UInt(_JobBlock.capacity) {
                 // At a block's extra position: the next job goes to the next block's first slot, which the producer
-                // that filled this block is installing (or has). Mark there. (Comparing positions here would miss it:
-                // the tail may already be one past, with no job between.)
+                // that filled this block is installing (or has). Move there first. (Comparing positions here would
+                // miss it: the tail may already be one past, with no job between.)
                 moveToNextBlock()
                 cursor.pointee.end = cursor.pointee.position
                 continue
             }
-            // Reserved behind the batch: `hasIncoming` says so, and the loop comes round.
-            guard tail.load(ordering: .acquiring) >> Self.shift == cursor.pointee.position else { return }
-            // Fails when the slot is already marked, or was reserved and written meanwhile (then `hasIncoming` is
-            // `true`): either way nothing is lost.
-            _ = cursor.pointee.block.state(Int(cursor.pointee.position % UInt(_JobBlock.lap))).compareExchange(
-                expected: 0,
-                desired: _JobBlock.loopWaits,
-                ordering: .acquiringAndReleasing
-            )
-            return
+            let word = tail.load(ordering: .acquiring)
+            guard word >> Self.shift == cursor.pointee.position else { return false }
+            if word & Self.sleepingBit != 0 { return true }
+            // Fails when a producer reserved meanwhile (or the state changed): look again.
+            if tail.compareExchange(expected: word, desired: word | Self.sleepingBit, ordering: .acquiringAndReleasing)
+                .exchanged
+            {
+                return true
+            }
         }
     }
 
@@ -148,7 +156,7 @@ extension _JobQueue {
             if offset == _JobBlock.capacity {
                 block = block.awaitNext()
             } else {
-                Self.awaitWritten(block, offset)
+                Self.awaitWritten(block, offset, position)
                 let slot = block.slot(offset)
                 if slot.pointee.isPost, slot.pointee.job != nil {
                     slot.pointee.job = nil
@@ -185,7 +193,7 @@ extension _JobQueue {
                 moveToNextBlock()
                 continue
             }
-            Self.awaitWritten(cursor.pointee.block, offset)
+            Self.awaitWritten(cursor.pointee.block, offset, cursor.pointee.position)
             if cursor.pointee.block.slot(offset).move().job != nil { released += 1 }
             cursor.pointee.position &+= 1
         }
@@ -194,7 +202,7 @@ extension _JobQueue {
     }
 
     /// Waits for the producer that reserved a slot to finish writing it (a few instructions, unless it is preempted).
-    private static func awaitWritten(_ block: _JobBlock, _ offset: Int) {
-        while block.state(offset).load(ordering: .acquiring) & _JobBlock.written == 0 { sched_yield() }
+    private static func awaitWritten(_ block: _JobBlock, _ offset: Int, _ position: UInt) {
+        while block.stamp(offset).load(ordering: .acquiring) != _JobBlock.stamp(for: position) { sched_yield() }
     }
 }

@@ -9,18 +9,17 @@ import Glibc
 ///
 /// **Blocks.** Jobs live in blocks of ``_JobBlock/capacity`` slots, linked in posting order (crossbeam's unbounded
 /// list channel). A producer reserves the next position with one compare-and-swap on `tail`, writes its job into that
-/// slot and marks it written; the producer that reserves a block's last slot installs the next block. The loop reads
-/// slot after slot (no lock, no second pass, memory in order), and hands a block it has left to the next producer
-/// that needs one (`spare`), so a steady flood allocates nothing. A slot reserved but not yet written stops the loop's
+/// slot and stamps it (a plain store); the producer that reserves a block's last slot installs the next block. The loop
+/// reads slot after slot (no lock, no second pass, memory in order), and hands the blocks it has left back for reuse
+/// (`spares`), so a steady flood allocates nothing. A slot reserved but not yet stamped stops the loop's
 /// phase there; the loop comes round for it (it is being written).
 ///
-/// **Waking.** When a post phase ends with the queue empty, the loop marks the slot where the next job will go
-/// (``_JobBlock/loopWaits``). The producer that writes that slot learns it from the same atomic step that publishes
-/// its job, and wakes the loop. So a flood costs one wake-up per batch the loop takes, not one per post, and no
-/// wake-up is lost: either the loop's mark or the producer's write comes first on that byte. The loop drains with a
-/// budget, so it must arrange its *own* next post phase while anything is still waiting
-/// (`_UVEngine.requestPostPhase()`): producers will not. A new queue starts marked, so that the first post wakes (or,
-/// without a waker, tells its producer to start the loop).
+/// **Waking.** When a post phase ends with the queue empty, the loop sets ``sleepingBit`` in `tail` — with a
+/// compare-and-swap that fails if anything was reserved meanwhile. The producer whose reservation finds the bit clears
+/// it in the same compare-and-swap and wakes the loop once its job is written. So a post costs one atomic operation, a
+/// flood costs one wake-up per batch the loop takes, not one per post, and no wake-up is lost: the loop's bit and a
+/// producer's reservation are ordered on one word. The loop drains with a budget, so it must arrange its *own* next post
+/// phase while anything is still waiting (`_UVEngine.requestPostPhase()`): producers will not.
 ///
 /// **Life**: `open` (posts and jobs accepted) → `draining` (after ``close(drainDeadline:)``: posts refused, executor
 /// jobs still accepted so that tasks already running on an `EventLoop` can finish) → `closed` (nothing accepted; the
@@ -34,7 +33,7 @@ import Glibc
 /// the positions between the loop's published head and `tail`. A post that would exceed the limit is refused
 /// (``EnqueueResult/full``) and counted; executor jobs are never refused for it — a task's job must run.
 package final class _JobQueue: @unchecked Sendable {
-    // @unchecked Sendable: `tail`, `tailBlock`, `head`, `limit`, `rejected` and `spare` are atomics; `drainDeadline`
+    // @unchecked Sendable: `tail`, `tailBlock`, `head`, `limit` and `rejected` are atomics; `spares` is thread-safe; `drainDeadline`
     // and `waker` are protected by `lock`; `loop` is touched only where the loop runs. A slot belongs to one thread at
     // a time (see `_JobBlock`).
 
@@ -86,12 +85,15 @@ package final class _JobQueue: @unchecked Sendable {
     /// In `tail`: everything is refused (closed).
     static let closedBit: UInt = 2
     static let stateBits: UInt = 3
-    /// `tail` holds the next position shifted past the state bits.
-    static let shift: UInt = 2
+    /// In `tail`: the loop found the queue empty here and sleeps; the producer that takes the position wakes it.
+    static let sleepingBit: UInt = 4
+    /// `tail` holds the next position shifted past the state and sleeping bits.
+    static let shift: UInt = 3
     static let onePosition: UInt = 1 << shift
 
-    /// The next position to reserve, shifted by ``shift``, with the state in the two low bits.
-    let tail = UnsafeAtomic<UInt>.create(0)
+    /// The next position to reserve, shifted by ``shift``, with the state in the two low bits and the loop's
+    /// ``sleepingBit``. A new queue is a loop asleep on an empty queue: the first post wakes it.
+    let tail = UnsafeAtomic<UInt>.create(sleepingBit)
     /// The block the tail's position is in (the address of its memory).
     let tailBlock: UnsafeAtomic<UInt>
     /// The loop's head, in slots, as of its last post phase: what has run (for the limit and the counts).
@@ -100,8 +102,8 @@ package final class _JobQueue: @unchecked Sendable {
     private let limit: UnsafeAtomic<Int>
     /// Posts refused for the limit, since the queue was created.
     private let rejected = UnsafeAtomic<Int>.create(0)
-    /// A block the loop has left, for the next producer that installs one (the address, or 0).
-    let spare = UnsafeAtomic<UInt>.create(0)
+    /// Blocks the loop has left, oldest first, for the producers that install the next ones (see `_JobBlockPool`).
+    let spares = _JobBlockPool()
 
     /// For the package's tests: a producer that installs a block yields between taking the block's last position and
     /// moving the tail past it, so that the loop often takes a batch while the tail rests there.
@@ -121,8 +123,6 @@ package final class _JobQueue: @unchecked Sendable {
     /// - Parameter limit: At most this many posts pending at once; `nil` for no limit.
     package init(limit: Int? = nil) {
         let first = _JobBlock.allocate()
-        // The queue starts as a loop that went to sleep on an empty queue: the first post wakes it.
-        first.state(0).store(_JobBlock.loopWaits, ordering: .relaxed)
         tailBlock = .create(UInt(bitPattern: first.base))
         self.limit = .create(limit ?? -1)
         loop = .allocate(capacity: 1)
@@ -134,8 +134,6 @@ package final class _JobQueue: @unchecked Sendable {
         // can be mid-write: each holds the queue while it posts.
         _ = releaseTaken(upTo: tail.load(ordering: .acquiring) >> Self.shift)
         loop.pointee.block.deallocate()
-        let spareAddress = spare.load(ordering: .acquiring)
-        if let memory = UnsafeMutableRawPointer(bitPattern: spareAddress) { _JobBlock(memory).deallocate() }
         loop.deinitialize(count: 1)
         loop.deallocate()
         tail.destroy()
@@ -143,7 +141,6 @@ package final class _JobQueue: @unchecked Sendable {
         head.destroy()
         limit.destroy()
         rejected.destroy()
-        spare.destroy()
         yieldsWhileInstalling.destroy()
     }
 
@@ -191,9 +188,10 @@ package final class _JobQueue: @unchecked Sendable {
             }
             if isPost, limit.load(ordering: .relaxed) >= 0, !admits(position) { return .full }
             if offset + 1 == _JobBlock.capacity, nextBlock == nil { nextBlock = takeSpare() }
+            // Taking the position where the loop went to sleep clears the bit: this producer, and no other, wakes it.
             let (reserved, found) = tail.weakCompareExchange(
                 expected: word,
-                desired: word &+ Self.onePosition,
+                desired: (word &+ Self.onePosition) & ~Self.sleepingBit,
                 successOrdering: .acquiringAndReleasing,
                 failureOrdering: .acquiring
             )
@@ -213,9 +211,10 @@ package final class _JobQueue: @unchecked Sendable {
                 block.link.store(address, ordering: .releasing)
             }
             block.slot(offset).initialize(to: Slot(job, isPost: isPost))
-            let state = block.state(offset).loadThenBitwiseOr(with: _JobBlock.written, ordering: .acquiringAndReleasing)
-            // Only the job written where the loop went to sleep wakes it: any other found a loop that will come round.
-            return state & _JobBlock.loopWaits == 0 ? .enqueued : wakeTheLoop()
+            block.stamp(offset).store(_JobBlock.stamp(for: position), ordering: .releasing)
+            // Only the job at the position where the loop went to sleep wakes it, once written: any other found a loop
+            // that will come round.
+            return word & Self.sleepingBit == 0 ? .enqueued : wakeTheLoop()
         }
     }
 
@@ -228,20 +227,13 @@ package final class _JobQueue: @unchecked Sendable {
         return false
     }
 
-    /// A block for a producer to install: the loop's spare, else a new one.
+    /// A block for a producer to install: the oldest the loop has left, else a new one.
     @inline(never)
-    private func takeSpare() -> _JobBlock {
-        let address = spare.exchange(0, ordering: .acquiringAndReleasing)
-        guard let memory = UnsafeMutableRawPointer(bitPattern: address) else { return .allocate() }
-        return _JobBlock(memory)
-    }
+    private func takeSpare() -> _JobBlock { spares.take() ?? .allocate() }
 
-    /// Keeps `block` (empty, reset) as the spare, or frees it when there is one already.
+    /// Keeps `block` (empty, reset) for reuse, or frees it when enough are kept.
     @inline(never)
-    func putSpare(_ block: _JobBlock) {
-        let previous = spare.exchange(UInt(bitPattern: block.base), ordering: .acquiringAndReleasing)
-        if let memory = UnsafeMutableRawPointer(bitPattern: previous) { _JobBlock(memory).deallocate() }
-    }
+    func putSpare(_ block: _JobBlock) { spares.put(block) }
 
     @inline(never)
     private func wakeTheLoop() -> EnqueueResult {

@@ -184,8 +184,9 @@ extension EventLoop {
             guard !engine.isClosing else { return }
             runIdleIfNothingPending()
             progress.endIteration()
-            // Jobs posted, or a stop requested, on the loop thread did not wake it: this is where they are seen.
-            if queue.needsPostPhase { engine.requestPostPhase() }
+            // Posts made, or a stop requested, on the loop thread did not wake it: this is where they are seen. With
+            // nothing waiting, the queue is told the loop sleeps, so that the next post wakes it.
+            if queue.closed || !queue.prepareToSleep() { engine.requestPostPhase() }
             engine.prepareToBlock(deadline: timers.nextDeadline, hasImmediateWork: false)
         }
 

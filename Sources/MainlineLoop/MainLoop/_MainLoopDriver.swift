@@ -149,7 +149,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
         core.willWait()
         // Posts made, or a stop requested, inside the loop's own phases did not wake it (see `MainLoop`'s waker): this
         // is where they are seen.
-        if core.needsPostPhase { engine.requestPostPhase() }
+        if core.mustRunPostsBeforeBlocking() { engine.requestPostPhase() }
         engine.prepareToBlock(deadline: core.nextDeadline?.nanoseconds, hasImmediateWork: core.hasImmediateWork)
     }
 

@@ -81,7 +81,7 @@ struct JobQueueTests {
                 }
                 ran += phase
                 queue.endPhase()
-                guard ran < total, !queue.hasIncoming else { continue }
+                guard ran < total, queue.prepareToSleep() else { continue }
                 if wakeUps.wait(timeout: .now() + .seconds(10)) == .timedOut, queue.hasIncoming {
                     lostWakeUps.increment()
                 }
@@ -114,12 +114,16 @@ struct JobQueueTests {
         while let job = queue.next() { job() }
         queue.endPhase()
         #expect(queue.hasIncoming, "the post behind the batch is still waiting")
+        #expect(!queue.prepareToSleep(), "a loop with a post waiting must not sleep")
+        _ = queue.enqueue {}
+        #expect(wakes.value == 1, "nor is it woken: it did not go to sleep")
         _ = queue.refillIfDone()
         while let job = queue.next() { job() }
         queue.endPhase()
         #expect(!queue.hasIncoming)
+        #expect(queue.prepareToSleep())
         _ = queue.enqueue {}
-        #expect(wakes.value == 2, "the first push after the loop found the queue empty wakes it")
+        #expect(wakes.value == 2, "the first push after the loop went to sleep on an empty queue wakes it")
         _ = queue.enqueue {}
         #expect(wakes.value == 2)
     }
@@ -173,7 +177,7 @@ struct JobQueueTests {
         #expect(queue.pendingCount == 7)
     }
 
-    @Test func aFloodAcrossManyBlocksRunsInOrderAndKeepsOneSpareBlock() {
+    @Test func aFloodAcrossManyBlocksRunsInOrderAndKeepsTheBlocksItLeft() {
         // 10 blocks' worth, taken in phases of 100 as a loop's budget would, with posts arriving between phases.
         let queue = _JobQueue()
         let seen = SeenLog(producers: 1)
@@ -197,7 +201,7 @@ struct JobQueueTests {
         }
         #expect(seen.counts == [total])
         #expect(seen.outOfOrder == 0)
-        #expect(queue.spare.load(ordering: .relaxed) != 0, "the last block left is kept for the next one")
+        #expect(queue.spares.count > 0, "the blocks left are kept for reuse")
         #expect(!queue.hasIncoming)
     }
 }
