@@ -17,10 +17,13 @@ import ServiceContextModule
 /// Reading with no context current is within noise of off in the post benchmark (the read alone measured 12–20 ns in
 /// a micro-benchmark). Off is exactly free: no read, no allocation.
 package final class _ServiceContextSwitch: Sendable {
-    // Sendable: the only stored property is an atomic.
-    private let enabled = ManagedAtomic<Bool>(false)
+    // Sendable: the only stored property is an atomic. Unmanaged, so that the post path's load is inlined: a
+    // `ManagedAtomic` reaches its storage through a class-method call on every load.
+    private let enabled = UnsafeAtomic<Bool>.create(false)
 
     package init() {}
+
+    deinit { enabled.destroy() }
 
     /// Whether bodies carry the poster's context. Takes effect for posts and timers requested after the change.
     package var isOn: Bool {
