@@ -44,6 +44,30 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
         registerCFloorPostThroughput(producers: producers, label: label)
+        // The same posts through a loop each producer holds in a local: what calling `MainLoop.main.post` costs beyond
+        // the queue. The caller's code retains and releases `MainLoop.main` around every call (Swift keeps another
+        // module's global object alive for the duration of a method call), two atomic operations per post that no
+        // library code can remove.
+        Benchmark(
+            "Post throughput, \(label): Mainline MainLoop.post, loop held in a local",
+            configuration: .init(
+                metrics: [.wallClock, .throughput],
+                timeUnits: .nanoseconds,
+                warmupIterations: 2,
+                scalingFactor: .mega,
+                maxDuration: .seconds(4),
+                maxIterations: 25,
+                setup: warmUp
+            )
+        ) { benchmark in
+            let perProducer = benchmark.scaledIterations.count / producers.count
+            postSink.arm(perProducer * producers.count)
+            producers.run { _ in
+                let loop = MainLoop.main
+                for _ in 0..<perProducer { loop.post { postSink.tick() } }
+            }
+            postSink.wait()
+        }
     }
 
     // 2. Round trip: post one job that signals a semaphore the posting thread waits on. One round trip per
