@@ -40,9 +40,11 @@ package final class _ServiceContextSwitch: Sendable {
 
     /// A posted main-actor body that runs with the poster's context current, or `body` itself.
     @inline(__always)
-    package func carry(post body: @escaping @MainActor @Sendable () -> Void) -> @MainActor @Sendable () -> Void {
+    package func carry(
+        post body: consuming @escaping @MainActor @Sendable () -> Void
+    ) -> @MainActor @Sendable () -> Void {
         guard let context = contextToCarry else { return body }
-        return { ServiceContext.withValue(context) { body() } }
+        return { [body] in ServiceContext.withValue(context) { body() } }
     }
 
     /// A main-actor timer body that runs with the scheduler's context current, or `body` itself.
@@ -64,9 +66,9 @@ package final class _ServiceContextSwitch: Sendable {
     /// A job for an `EventLoop`'s thread (a post or a one-shot timer) that runs with the poster's context current,
     /// or `body` itself.
     @inline(__always)
-    package func carry(job body: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+    package func carry(job body: consuming @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         guard let context = contextToCarry else { return body }
-        return { ServiceContext.withValue(context) { body() } }
+        return { [body] in ServiceContext.withValue(context) { body() } }
     }
 
     /// A repeating `EventLoop` timer body that runs with the scheduler's context current at every firing, or `body`.

@@ -54,7 +54,7 @@ package final class _JobQueue: @unchecked Sendable {
         package let isPost: Bool
 
         @inline(__always)
-        init(_ job: @escaping Job, isPost: Bool) {
+        init(_ job: consuming @escaping Job, isPost: Bool) {
             self.job = job
             self.isPost = isPost
         }
@@ -149,7 +149,7 @@ package final class _JobQueue: @unchecked Sendable {
     /// `@MainActor` does not change a closure's representation, so this costs nothing. Only a loop that runs its jobs
     /// on the main actor (`_LoopCore`) may enqueue what this returns.
     @inline(__always)
-    package static func mainActorJob(_ job: @escaping @MainActor @Sendable () -> Void) -> Job {
+    package static func mainActorJob(_ job: consuming @escaping @MainActor @Sendable () -> Void) -> Job {
         unsafeBitCast(job, to: Job.self)
     }
 
@@ -158,7 +158,7 @@ package final class _JobQueue: @unchecked Sendable {
     /// Queues a posted closure unless the queue is no longer open or is full. Takes no lock unless it must wake the
     /// loop.
     @inline(__always)
-    package func enqueue(_ job: @escaping Job) -> EnqueueResult {
+    package func enqueue(_ job: consuming @escaping Job) -> EnqueueResult {
         push(job, isPost: true)
     }
 
@@ -169,7 +169,7 @@ package final class _JobQueue: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func push(_ job: @escaping Job, isPost: Bool) -> EnqueueResult {
+    private func push(_ job: consuming @escaping Job, isPost: Bool) -> EnqueueResult {
         let refusedBits = isPost ? Self.stateBits : Self.closedBit
         var word = tail.load(ordering: .acquiring)
         var block = _JobBlock(UnsafeMutableRawPointer(bitPattern: tailBlock.load(ordering: .acquiring))!)
@@ -210,7 +210,7 @@ package final class _JobQueue: @unchecked Sendable {
                 tail.wrappingIncrement(by: Self.onePosition, ordering: .releasing)
                 block.link.store(address, ordering: .releasing)
             }
-            block.slot(offset).initialize(to: Slot(job, isPost: isPost))
+            block.slot(offset).initialize(to: Slot(consume job, isPost: isPost))
             block.stamp(offset).store(_JobBlock.stamp(for: position), ordering: .releasing)
             // Only the job at the position where the loop went to sleep wakes it, once written: any other found a loop
             // that will come round.

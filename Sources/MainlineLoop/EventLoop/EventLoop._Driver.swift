@@ -81,7 +81,7 @@ extension EventLoop {
 
         /// Posts `job`; a refusal for the limit is counted in `mainline_loop_posts_rejected`. Thread-safe.
         @inline(__always)
-        func post(_ job: @escaping @Sendable () -> Void) -> PostResult {
+        func post(_ job: consuming @escaping @Sendable () -> Void) -> PostResult {
             let result = queue.enqueue(job).postResult
             if case .full = result { rejections.increment() }
             return result

@@ -119,7 +119,7 @@ public final class EventLoop: Sendable {
     ///   ``LoopBudgets/maxPendingPosts`` posts (counted), in which case `body` is released without running;
     ///   ``tryPost(_:)`` says which.
     @discardableResult
-    public func post(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public func post(_ body: consuming @escaping @Sendable () -> Void) -> Bool {
         driver.post(serviceContext.carry(job: body)) == .accepted
     }
 
@@ -130,7 +130,7 @@ public final class EventLoop: Sendable {
     /// - Parameter body: The work to run.
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: @escaping @Sendable () -> Void) -> PostResult {
+    public func tryPost(_ body: consuming @escaping @Sendable () -> Void) -> PostResult {
         driver.post(serviceContext.carry(job: body))
     }
 

@@ -102,7 +102,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     ///   ``LoopBudgets/maxPendingPosts`` posts (then the refusal is counted). Either way `body` is released without
     ///   running; ``tryPost(_:)`` says which.
     @discardableResult
-    public func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+    public func post(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> Bool {
         tryPost(body) == .accepted
     }
 
@@ -114,7 +114,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// - Parameter body: The work to run.
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> PostResult {
         accept(core.post(body))
     }
 
