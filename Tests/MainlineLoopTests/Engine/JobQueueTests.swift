@@ -73,14 +73,7 @@ struct JobQueueTests {
         Thread.detachNewThread {
             var ran = 0
             while ran < total {
-                _ = queue.refillIfDone()
-                var phase = 0
-                while phase < 16, let job = queue.next() {
-                    job()
-                    phase += 1
-                }
-                ran += phase
-                queue.endPhase()
+                ran += queue.runPhase(budget: 16)
                 guard ran < total, queue.prepareToSleep() else { continue }
                 if wakeUps.wait(timeout: .now() + .seconds(10)) == .timedOut, queue.hasIncoming {
                     lostWakeUps.increment()
@@ -190,14 +183,7 @@ struct JobQueueTests {
                 _ = queue.enqueue { seen.record(producer: 0, index: index) }
                 posted += 1
             }
-            _ = queue.refillIfDone()
-            var phase = 0
-            while phase < 100, let job = queue.next() {
-                job()
-                phase += 1
-            }
-            ran += phase
-            queue.endPhase()
+            ran += queue.runPhase(budget: 100)
         }
         #expect(seen.counts == [total])
         #expect(seen.outOfOrder == 0)
@@ -207,6 +193,20 @@ struct JobQueueTests {
 }
 
 // MARK: - Helpers
+
+extension _JobQueue {
+    /// One post phase as a loop runs it: refill, at most `budget` jobs, end. Returns how many ran.
+    fileprivate func runPhase(budget: Int) -> Int {
+        _ = refillIfDone()
+        var ran = 0
+        while ran < budget, let job = next() {
+            job()
+            ran += 1
+        }
+        endPhase()
+        return ran
+    }
+}
 
 /// A consumer thread that takes and runs jobs as a loop would, until asked to finish (or until it ran `closeAfter`
 /// jobs); then it shuts the queue down as a loop does.
