@@ -20,7 +20,8 @@ package struct _JobCursor {
 /// A post phase refills the batch when the previous one has run completely (``refillIfDone()``: everything reserved
 /// so far), runs at most one budget of it (``next()``), then ends (``endPhase()`` or ``afterPhase()``). What the
 /// budget leaves waits for the loop's next post phase, so every job posted from one thread runs in posting order, and
-/// work posted during a phase runs in a later one.
+/// work posted during a phase runs in a later one. Right before it blocks, the loop calls ``prepareToSleep()``, which
+/// is how producers learn that the next post must wake it.
 extension _JobQueue {
     /// Whether every job of the batch has run (or was released).
     @inline(__always)

@@ -11,12 +11,13 @@ import Glibc
 /// list channel). A producer reserves the next position with one compare-and-swap on `tail`, writes its job into that
 /// slot and stamps it (a plain store); the producer that reserves a block's last slot installs the next block. The loop
 /// reads slot after slot (no lock, no second pass, memory in order), and hands the blocks it has left back for reuse
-/// (`spares`), so a steady flood allocates nothing. A slot reserved but not yet stamped stops the loop's
-/// phase there; the loop comes round for it (it is being written).
+/// (`spares`), so a steady flood allocates nothing. A slot reserved but not yet stamped stops the loop's phase there;
+/// the loop comes round for it (it is being written).
 ///
-/// **Waking.** When a post phase ends with the queue empty, the loop sets ``sleepingBit`` in `tail` — with a
-/// compare-and-swap that fails if anything was reserved meanwhile. The producer whose reservation finds the bit clears
-/// it in the same compare-and-swap and wakes the loop once its job is written. So a post costs one atomic operation, a
+/// **Waking.** Right before it blocks, a loop that finds the queue empty sets ``sleepingBit`` in `tail`
+/// (`prepareToSleep()`) — with a compare-and-swap that fails if anything was reserved meanwhile. The producer whose
+/// reservation finds the bit clears it in the same compare-and-swap and wakes the loop once its job is written; while
+/// the loop is awake (running timers, settle, I/O) producers find no bit and wake nothing. So a post costs one atomic operation, a
 /// flood costs one wake-up per batch the loop takes, not one per post, and no wake-up is lost: the loop's bit and a
 /// producer's reservation are ordered on one word. The loop drains with a budget, so it must arrange its *own* next post
 /// phase while anything is still waiting (`_UVEngine.requestPostPhase()`): producers will not.
@@ -33,9 +34,9 @@ import Glibc
 /// the positions between the loop's published head and `tail`. A post that would exceed the limit is refused
 /// (``EnqueueResult/full``) and counted; executor jobs are never refused for it — a task's job must run.
 package final class _JobQueue: @unchecked Sendable {
-    // @unchecked Sendable: `tail`, `tailBlock`, `head`, `limit` and `rejected` are atomics; `spares` is thread-safe; `drainDeadline`
-    // and `waker` are protected by `lock`; `loop` is touched only where the loop runs. A slot belongs to one thread at
-    // a time (see `_JobBlock`).
+    // @unchecked Sendable: `tail`, `tailBlock`, `head`, `limit` and `rejected` are atomics; `spares` is thread-safe;
+    // `drainDeadline` and `waker` are protected by `lock`; `loop` is touched only where the loop runs. A slot belongs
+    // to one thread at a time (see `_JobBlock`).
 
     /// A job as the queue holds it. A main-actor loop's jobs are main-actor closures with their isolation erased
     /// (``mainActorJob(_:)``): the loop runs them only on the main actor.
