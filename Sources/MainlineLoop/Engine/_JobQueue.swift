@@ -94,17 +94,35 @@ package final class _JobQueue: @unchecked Sendable {
 
     /// The next position to reserve, shifted by ``shift``, with the state in the two low bits and the loop's
     /// ``sleepingBit``. A new queue is a loop asleep on an empty queue: the first post wakes it.
-    let tail = UnsafeAtomic<UInt>.create(sleepingBit)
+    let tail: UnsafeAtomic<UInt>
     /// The block the tail's position is in (the address of its memory).
     let tailBlock: UnsafeAtomic<UInt>
     /// The loop's head, in slots, as of its last post phase: what has run (for the limit and the counts).
-    let head = UnsafeAtomic<Int>.create(0)
+    let head: UnsafeAtomic<Int>
     /// The limit on pending posts, or -1 for none.
     private let limit: UnsafeAtomic<Int>
     /// Posts refused for the limit, since the queue was created.
     private let rejected = UnsafeAtomic<Int>.create(0)
     /// Blocks the loop has left, oldest first, for the producers that install the next ones (see `_JobBlockPool`).
     let spares = _JobBlockPool()
+
+    /// The memory of `tail`, `tailBlock`, `limit` and `head` (see `init`).
+    private let words: UnsafeMutableRawPointer
+    private static let cacheLine = 64
+
+    /// An atomic `UInt` at `offset` in `words`, initialised to `value`.
+    private static func word(_ words: UnsafeMutableRawPointer, _ offset: Int, _ value: UInt) -> UnsafeAtomic<UInt> {
+        UnsafeAtomic(
+            at: (words + offset).initializeMemory(as: UInt.AtomicRepresentation.self, repeating: .init(value), count: 1)
+        )
+    }
+
+    /// An atomic `Int` at `offset` in `words`, initialised to `value`.
+    private static func count(_ words: UnsafeMutableRawPointer, _ offset: Int, _ value: Int) -> UnsafeAtomic<Int> {
+        UnsafeAtomic(
+            at: (words + offset).initializeMemory(as: Int.AtomicRepresentation.self, repeating: .init(value), count: 1)
+        )
+    }
 
     /// For the package's tests: a producer that installs a block yields between taking the block's last position and
     /// moving the tail past it, so that the loop often takes a batch while the tail rests there.
@@ -124,8 +142,13 @@ package final class _JobQueue: @unchecked Sendable {
     /// - Parameter limit: At most this many posts pending at once; `nil` for no limit.
     package init(limit: Int? = nil) {
         let first = _JobBlock.allocate()
-        tailBlock = .create(UInt(bitPattern: first.base))
-        self.limit = .create(limit ?? -1)
+        // What producers touch on every post (`tail`, `tailBlock`, `limit`) on one cache line, what the loop writes
+        // once per phase (`head`) on the next: the loop's write never takes the producers' line away.
+        words = .allocate(byteCount: 2 * Self.cacheLine, alignment: Self.cacheLine)
+        tail = Self.word(words, 0, Self.sleepingBit)
+        tailBlock = Self.word(words, 8, UInt(bitPattern: first.base))
+        self.limit = Self.count(words, 16, limit ?? -1)
+        head = Self.count(words, Self.cacheLine, 0)
         loop = .allocate(capacity: 1)
         loop.initialize(to: _JobCursor(block: first))
     }
@@ -137,10 +160,7 @@ package final class _JobQueue: @unchecked Sendable {
         loop.pointee.block.deallocate()
         loop.deinitialize(count: 1)
         loop.deallocate()
-        tail.destroy()
-        tailBlock.destroy()
-        head.destroy()
-        limit.destroy()
+        words.deallocate()
         rejected.destroy()
         yieldsWhileInstalling.destroy()
     }
