@@ -106,7 +106,7 @@ public final class EventLoop: Sendable {
 
     /// Runs `body` on the loop's thread, soon.
     ///
-    /// Never blocks beyond a short critical section and never runs `body` synchronously, not even when called on
+    /// Takes no lock, never blocks and never runs `body` synchronously, not even when called on
     /// the loop. Bodies posted from one thread run in the order they were posted, each exactly once; each is
     /// released right after it ran.
     ///
