@@ -194,8 +194,8 @@ package final class _LoopCore {
     /// posts that arrived after the snapshot was taken.
     ///
     /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
-    /// `true`: producers wake the loop only when the queue goes from empty to non-empty, so posts that piled up
-    /// behind a snapshot would otherwise wait forever.
+    /// `true`: producers wake only a loop that went to sleep on an empty queue, so posts that piled up behind a
+    /// snapshot would otherwise wait forever.
     package var hasPostsWaiting: Bool { posts.hasIncoming }
 
     /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the post
@@ -284,7 +284,7 @@ package final class _LoopCore {
 
     private func runPosts(limit: Int) -> Int {
         _ = posts.refillIfDone()
-        // Publishes what ran (producers count the rest as pending) and, when the queue is empty, arms its wake-up.
+        // Publishes what ran: producers count the rest as pending.
         defer { posts.endPhase() }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
@@ -362,27 +362,22 @@ package final class _LoopCore {
     /// Runs every job posted before the queue closed — or, with a deadline, those that start before it — and
     /// releases the rest unrun, reporting how many (log and `mainline_loop_posts_discarded`). Returns how many ran.
     private func drainPosts(until limit: _JobQueue.DrainDeadline?) -> Int {
+        let deadline: LoopInstant? =
+            switch (limit, clock) {
+            case (.at(let instant), _?): instant
+            case (.afterShutdownBegins(let duration), let clock?): clock() + duration
+            default: nil
+            }
         var ran = 0
-        guard let limit, let clock else {
-            // Until every accepted post has run: a phase stops early at a post still being written.
-            while posts.pendingOnLoop > 0 {
-                let count = runPosts(limit: .max)
-                ran += count
-                if count == 0 { sched_yield() }
-            }
-            return ran
-        }
-        let deadline =
-            switch limit {
-            case .at(let instant): instant
-            case .afterShutdownBegins(let duration): clock() + duration
-            }
-        // One job at a time: a job starts only before the deadline (the clock read is cheap next to shutting down).
-        while clock() < deadline, posts.pendingOnLoop > 0 {
-            let count = runPosts(limit: 1)
+        // Until every accepted post has run (a phase stops early at a post still being written) — with a deadline,
+        // one job at a time, each starting only before it (the clock read is cheap next to shutting down).
+        while posts.pendingOnLoop > 0 {
+            if let deadline, let clock, clock() >= deadline { break }
+            let count = runPosts(limit: deadline == nil ? .max : 1)
             ran += count
             if count == 0 { sched_yield() }
         }
+        guard deadline != nil else { return ran }
         var discarded = posts.releaseBatch()
         posts.closeForGood()
         discarded += posts.releaseBatch()

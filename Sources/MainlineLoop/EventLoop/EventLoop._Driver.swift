@@ -111,7 +111,7 @@ extension EventLoop {
             runPosts()
             switch queue.afterPhase() {
             case .moreWaiting:
-                // Producers wake the loop only on empty → non-empty: what the budget left, or what arrived behind this
+                // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
                 // snapshot, runs in the next iteration's post phase, which the loop requests itself.
                 engine.requestPostPhase()
             case .idle:
@@ -194,8 +194,7 @@ extension EventLoop {
 
         /// The idle phase: one atomic load when no idle body is registered.
         private func runIdleIfNothingPending() {
-            guard idle.hasPending else { return }
-            guard !queue.needsPostPhase else { return }
+            guard idle.hasPending, !queue.needsPostPhase else { return }
             if let next = timers.nextDeadline, next <= _UVClock.now().nanoseconds { return }
             for registration in idle.takeAll() {
                 // Taken one at a time: a body may cancel one registered after it.
