@@ -96,21 +96,21 @@ struct BoundedMailboxTests {
 
     @Test func rejectWithRetryDeliversEveryValueOnceInProducerOrder() async {
         let (counts, order, wakeUps, deliveries) = await floodThrough(.reject, retryRejected: true)
-        #expect(counts.accepted == 400_000)
-        #expect(counts.delivered == 400_000)
+        #expect(counts.accepted == floodTotal)
+        #expect(counts.delivered == floodTotal)
         #expect(counts.dropped == 0)
-        #expect(order.received == 400_000)
+        #expect(order.received == floodTotal)
         #expect(order.violations == 0)
-        #expect(order.lastReceived == [99_999, 99_999, 99_999, 99_999])
+        #expect(order.lastReceived == floodLastSequences)
         #expect(wakeUps == deliveries)
     }
 
     @Test func dropOldestAndDropNewestCountEveryValueTheyDoNotDeliverAndKeepProducerOrder() async {
         for policy: BoundedMailbox<Int>.OverflowPolicy in [.dropOldest, .dropNewest] {
             let (counts, order, wakeUps, deliveries) = await floodThrough(policy, retryRejected: false)
-            #expect(counts.accepted == 400_000, "\(policy)")
+            #expect(counts.accepted == floodTotal, "\(policy)")
             #expect(counts.rejected == 0)
-            #expect(counts.delivered + counts.dropped == 400_000, "\(policy): nothing lost without being counted")
+            #expect(counts.delivered + counts.dropped == floodTotal, "\(policy): nothing lost without being counted")
             #expect(order.received == counts.delivered)
             #expect(order.violations == 0, "\(policy)")
             #expect(wakeUps == deliveries)
@@ -119,7 +119,7 @@ struct BoundedMailboxTests {
 
     @Test func rejectWithoutRetryCountsEveryRefusal() async {
         let (counts, order, _, _) = await floodThrough(.reject, retryRejected: false)
-        #expect(counts.accepted + counts.rejected == 400_000)
+        #expect(counts.accepted + counts.rejected == floodTotal)
         #expect(counts.delivered == counts.accepted)
         #expect(order.violations == 0)
     }

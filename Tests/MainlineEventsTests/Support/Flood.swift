@@ -1,6 +1,18 @@
+import CMainlineShims
 import Foundation
 import MainlineLoop
 import MainlineTesting
+
+/// How many values each of a flood's producers places: fewer under ThreadSanitizer, where four producer threads on two
+/// cores at full speed starve the main actor that every other suite of the run shares (measured: time-limited suites
+/// beside them took 50 of their 60 seconds).
+let floodPerProducer = mainline_is_thread_sanitized() != 0 ? 25_000 : 100_000
+
+/// Every value a flood of four producers places.
+let floodTotal = 4 * floodPerProducer
+
+/// The last sequence number of each of a flood's four producers.
+let floodLastSequences = Array(repeating: floodPerProducer - 1, count: 4)
 
 /// Runs `producers` threads that each call `place(producer, sequence)` for `sequence` in `0..<perProducer`,
 /// while the test's main actor keeps stepping `loop` (so the consumer drains concurrently), until every producer
@@ -11,7 +23,7 @@ import MainlineTesting
 func flood(
     loop: TestLoop,
     producers: Int = 4,
-    perProducer: Int = 100_000,
+    perProducer: Int = floodPerProducer,
     place: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
 ) async -> Int {
     let finished = _Locked(0)
