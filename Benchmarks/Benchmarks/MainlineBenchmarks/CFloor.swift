@@ -26,16 +26,7 @@ func registerCFloorPostThroughput(producers: ProducerThreads, label: String) {
     for nodes in CFloorNodes.allCases {
         Benchmark(
             "Post throughput, \(label): \(nodes.rawValue)",
-            configuration: .init(
-                metrics: [.wallClock, .throughput],
-                timeUnits: .nanoseconds,
-                warmupIterations: 2,
-                scalingFactor: .mega,
-                maxDuration: .seconds(4),
-                maxIterations: 25,
-                setup: { startCFloor() },
-                teardown: { cloopfloor_stop() }
-            )
+            configuration: postThroughputConfiguration(setup: { startCFloor() }, teardown: { cloopfloor_stop() })
         ) { benchmark in
             let perProducer = benchmark.scaledIterations.count / producers.count
             let mallocNodes: Int32 = nodes == .mallocPerJob ? 1 : 0

@@ -21,13 +21,7 @@ func registerInstrumentationBenchmarks() {
     for (name, instrumentation) in settings {
         Benchmark(
             "Instrumentation, post throughput: Mainline \(name)",
-            configuration: .init(
-                metrics: [.wallClock, .throughput],
-                timeUnits: .nanoseconds,
-                warmupIterations: 2,
-                scalingFactor: .mega,
-                maxDuration: .seconds(4),
-                maxIterations: 25,
+            configuration: postThroughputConfiguration(
                 setup: {
                     Peer.mainline.warmUp()
                     await MainActor.run { MainLoop.main.instrument(instrumentation) }

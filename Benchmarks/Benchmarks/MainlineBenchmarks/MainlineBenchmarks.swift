@@ -26,15 +26,7 @@ let benchmarks: @Sendable () -> Void = {
         for peer in Peer.allCases {
             Benchmark(
                 "Post throughput, \(label): \(peer.rawValue)",
-                configuration: .init(
-                    metrics: [.wallClock, .throughput],
-                    timeUnits: .nanoseconds,
-                    warmupIterations: 2,
-                    scalingFactor: .mega,
-                    maxDuration: .seconds(4),
-                    maxIterations: 25,
-                    setup: warmUp
-                )
+                configuration: postThroughputConfiguration(setup: warmUp)
             ) { benchmark in
                 let total = benchmark.scaledIterations.count
                 let perProducer = total / producers.count
@@ -44,6 +36,22 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
         registerCFloorPostThroughput(producers: producers, label: label)
+        // The same posts through a loop each producer holds in a local: what calling `MainLoop.main.post` costs beyond
+        // the queue. The caller's code retains and releases `MainLoop.main` around every call (Swift keeps another
+        // module's global object alive for the duration of a method call), two atomic operations per post that no
+        // library code can remove.
+        Benchmark(
+            "Post throughput, \(label): Mainline MainLoop.post, loop held in a local",
+            configuration: postThroughputConfiguration(setup: warmUp)
+        ) { benchmark in
+            let perProducer = benchmark.scaledIterations.count / producers.count
+            postSink.arm(perProducer * producers.count)
+            producers.run { _ in
+                let loop = MainLoop.main
+                for _ in 0..<perProducer { loop.post { postSink.tick() } }
+            }
+            postSink.wait()
+        }
     }
 
     // 2. Round trip: post one job that signals a semaphore the posting thread waits on. One round trip per
@@ -140,4 +148,22 @@ let benchmarks: @Sendable () -> Void = {
     // 15. Producers that wait: a `.suspend` mailbox against AsyncChannel and a bounded AsyncStream
     //     (WaitingProducersBenchmarks.swift).
     registerWaitingProducersBenchmarks()
+}
+
+/// The configuration of every post-throughput group (the loops', the C floor's, instrumentation's): 1,000,000 posts per
+/// iteration read as ns per post (`.mega`), at most 25 iterations or 4 s.
+func postThroughputConfiguration(
+    setup: (@Sendable () async throws -> Void)? = nil,
+    teardown: (@Sendable () async throws -> Void)? = nil
+) -> Benchmark.Configuration {
+    .init(
+        metrics: [.wallClock, .throughput],
+        timeUnits: .nanoseconds,
+        warmupIterations: 2,
+        scalingFactor: .mega,
+        maxDuration: .seconds(4),
+        maxIterations: 25,
+        setup: setup,
+        teardown: teardown
+    )
 }

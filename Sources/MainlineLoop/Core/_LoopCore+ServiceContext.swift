@@ -5,7 +5,9 @@
 extension _LoopCore {
     /// Enqueues `body`, wrapped to run with the current `ServiceContext` when the switch is on and one is current.
     @inline(__always)
-    package nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> _JobQueue.EnqueueResult {
+    package nonisolated func post(
+        _ body: consuming @escaping @MainActor @Sendable () -> Void
+    ) -> _JobQueue.EnqueueResult {
         posts.enqueue(_JobQueue.mainActorJob(serviceContext.carry(post: body)))
     }
 }

@@ -8,8 +8,7 @@ extension _LoopCore {
     ///   - loop: Which loop this is (`MainLoop`, `TestLoop`).
     ///   - state: The loop's lifecycle state; only the loop knows it.
     ///   - now: The loop's clock.
-    /// - Complexity: O(t log t + s) in the scheduled timers and the queued settle notifications; takes the post
-    ///   queue's lock twice.
+    /// - Complexity: O(t log t + s) in the scheduled timers and the queued settle notifications.
     package func snapshot(loop: String, state: LoopSnapshot.State, now: LoopInstant) -> LoopSnapshot {
         LoopSnapshot(
             loop: loop,

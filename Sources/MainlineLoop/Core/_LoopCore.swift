@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 
 /// The scheduling core every loop shares: timers, posted work, the settle phase and signal handlers.
@@ -62,11 +63,6 @@ package final class _LoopCore {
     let timers = _TimerQueue()
     let settleQueue = _SettleQueue()
     private let signals = _SignalRegistry()
-    /// Jobs taken from `posts` and not yet run (protected by the main actor).
-    // @exclusivity(unchecked): touched only on the main actor, never across a suspension or from a nested access (a job
-    // that reads `postsWaitingCount` reads it between two `next()` calls); the dynamic check cost a `swift_beginAccess`
-    // per job.
-    @exclusivity(unchecked) private var batch = _JobBatch()
 
     private static let logger = Logger(label: "mainline.loop")
 
@@ -184,28 +180,29 @@ package final class _LoopCore {
     /// to see whether a task it woke came back to wait on a timer (a clock sleep).
     package private(set) var timersArmed = 0
 
-    /// How many posts wait for a later post phase (takes the post queue's lock).
-    var postsWaitingCount: Int { batch.remaining + posts.incomingCount }
+    /// How many posts wait for a later post phase (a job that is running is no longer waiting).
+    var postsWaitingCount: Int { posts.pendingOnLoop }
 
     /// How many settle notifications have been delivered so far.
     var settleDeliveries: Int { settleQueue.deliveries }
 
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
-    package var hasImmediateWork: Bool { !batch.isDone || settleQueue.hasPending }
+    package var hasImmediateWork: Bool { !posts.batchIsDone || settleQueue.hasPending }
 
     /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
     /// posts that arrived after the snapshot was taken.
     ///
     /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
-    /// `true`: producers wake the loop only when the queue goes from empty to non-empty, so posts that piled up
-    /// behind a snapshot would otherwise wait forever.
-    package var hasPostsWaiting: Bool { !batch.isDone || posts.hasIncoming }
+    /// `true`: producers wake only a loop that went to sleep on an empty queue, so posts that piled up behind a
+    /// snapshot would otherwise wait forever.
+    package var hasPostsWaiting: Bool { posts.hasIncoming }
 
-    /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the
-    /// post phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
-    /// from inside the loop's own phases does not wake it.
-    package var needsPostPhase: Bool { !batch.isDone || posts.needsPostPhase }
+    /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the post
+    /// phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
+    /// from inside the loop's own phases does not wake it. When it says `false`, the queue has been told that the loop
+    /// sleeps, so that the next post wakes it: ask it only right before blocking.
+    package func mustRunPostsBeforeBlocking() -> Bool { posts.closed || !posts.prepareToSleep() }
 
     // MARK: Phases
 
@@ -286,16 +283,14 @@ package final class _LoopCore {
     }
 
     private func runPosts(limit: Int) -> Int {
-        _ = batch.refillIfDone(from: posts, budget: budgets.postsPerIteration)
-        defer {
-            // With a limit, producers count what the loop still holds as pending.
-            if budgets.maxPendingPosts != nil { posts.loopHolds(batch.remaining) }
-        }
+        _ = posts.refillIfDone()
+        // Publishes what ran: producers count the rest as pending.
+        defer { posts.endPhase() }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
         var ran = 0
         // Each closure is released as soon as it has run: releasing a large batch at once stalls the loop.
-        while ran < limit, let job = batch.next() {
+        while ran < limit, let job = posts.next() {
             monitor?.begin("post")
             // A main-actor job with its isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
             job()
@@ -367,21 +362,25 @@ package final class _LoopCore {
     /// Runs every job posted before the queue closed — or, with a deadline, those that start before it — and
     /// releases the rest unrun, reporting how many (log and `mainline_loop_posts_discarded`). Returns how many ran.
     private func drainPosts(until limit: _JobQueue.DrainDeadline?) -> Int {
-        var ran = 0
-        guard let limit, let clock else {
-            while case let count = runPosts(limit: .max), count > 0 { ran += count }
-            return ran
-        }
-        let deadline =
-            switch limit {
-            case .at(let instant): instant
-            case .afterShutdownBegins(let duration): clock() + duration
+        let deadline: LoopInstant? =
+            switch (limit, clock) {
+            case (.at(let instant), _?): instant
+            case (.afterShutdownBegins(let duration), let clock?): clock() + duration
+            default: nil
             }
-        // One job at a time: a job starts only before the deadline (the clock read is cheap next to shutting down).
-        while clock() < deadline, runPosts(limit: 1) > 0 { ran += 1 }
-        var discarded = batch.releaseAll()
-        batch.takeRemainder(from: posts)
-        discarded += batch.releaseAll()
+        var ran = 0
+        // Until every accepted post has run (a phase stops early at a post still being written) — with a deadline,
+        // one job at a time, each starting only before it (the clock read is cheap next to shutting down).
+        while posts.pendingOnLoop > 0 {
+            if let deadline, let clock, clock() >= deadline { break }
+            let count = runPosts(limit: deadline == nil ? .max : 1)
+            ran += count
+            if count == 0 { sched_yield() }
+        }
+        guard deadline != nil else { return ran }
+        var discarded = posts.releaseBatch()
+        posts.closeForGood()
+        discarded += posts.releaseBatch()
         if discarded > 0 {
             Self.logger.warning(
                 "Loop shut down at its drain deadline with posted work still waiting; released it unrun",

@@ -2,9 +2,9 @@ extension EventLoop {
     /// What the loop holds and has done now: pending posts, timers, the iteration and phase its thread is in, its
     /// counters, its state and ``now``.
     ///
-    /// Thread-safe, and never waits for the loop thread: the snapshot is read under the loop's locks (the job queue's and
-    /// the timers', each taken once) and from counters the loop thread publishes once per phase. So it answers even
-    /// while a callback blocks the loop — the case a debugging endpoint is for — and its ``LoopSnapshot/phase`` is
+    /// Thread-safe, and never waits for the loop thread: the snapshot is read under the timers' lock, from the job
+    /// queue's atomics and from counters the loop thread publishes once per phase. So it answers even while a callback
+    /// blocks the loop — the case a debugging endpoint is for — and its ``LoopSnapshot/phase`` is
     /// what the loop thread is doing at that moment (`posts` when taken from the loop's own callback).
     ///
     /// ```swift
@@ -31,7 +31,7 @@ extension EventLoop {
             state: state,
             now: now,
             phase: isStopped ? .stopped : progress.phase,
-            pendingPosts: isStopped ? 0 : queue.waiting + progress.held,
+            pendingPosts: isStopped ? 0 : queue.pending,
             pendingIdleBodies: driver.idle.pendingCount,
             timers: driver.timers.snapshot(),
             counters: LoopSnapshot.Counters(

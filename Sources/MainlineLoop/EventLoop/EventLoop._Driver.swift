@@ -34,9 +34,6 @@ extension EventLoop {
         private let rejections: Counter
         private let discards: Counter
 
-        /// Jobs taken from the queue and not yet run (protected by the loop thread).
-        // @exclusivity(unchecked): touched only on the loop thread, never from a nested access (see `_LoopCore.batch`).
-        @exclusivity(unchecked) private var batch = _JobBatch()
         /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
         // @exclusivity(unchecked): read before every job; touched only on the loop thread, never from a nested access.
         @exclusivity(unchecked) private var drainDeadline: LoopInstant?
@@ -84,7 +81,7 @@ extension EventLoop {
 
         /// Posts `job`; a refusal for the limit is counted in `mainline_loop_posts_rejected`. Thread-safe.
         @inline(__always)
-        func post(_ job: @escaping @Sendable () -> Void) -> PostResult {
+        func post(_ job: consuming @escaping @Sendable () -> Void) -> PostResult {
             let result = queue.enqueue(job).postResult
             if case .full = result { rejections.increment() }
             return result
@@ -112,9 +109,9 @@ extension EventLoop {
         func engineRunPostPhase() {
             progress.enter(.posts)
             runPosts()
-            switch queue.afterPhase(batchIsDone: batch.isDone) {
+            switch queue.afterPhase() {
             case .moreWaiting:
-                // Producers wake the loop only on empty → non-empty: what the budget left, or what arrived behind this
+                // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
                 // snapshot, runs in the next iteration's post phase, which the loop requests itself.
                 engine.requestPostPhase()
             case .idle:
@@ -126,29 +123,26 @@ extension EventLoop {
 
         /// Runs at most one budget of posted closures and executor jobs, releasing each right after it ran.
         private func runPosts() {
-            if case .at(let deadline) = batch.refillIfDone(from: queue, budget: budgets.postsPerIteration) {
+            if case .at(let deadline) = queue.refillIfDone() {
                 drainDeadline = deadline
             }
-            progress.didTakeBatch(held: batch.remaining)
             var ran = 0
             let budget = budgets.postsPerIteration
             while ran < budget {
                 // Draining with a deadline: a job starts only before it, as on the main loop (SerialLoop contract).
                 if let deadline = drainDeadline, _UVClock.now() >= deadline { releasePostsAtDeadline() }
-                guard let job = batch.next() else { break }
+                guard let job = queue.next() else { break }
                 job()
                 ran += 1
             }
-            progress.didRunPosts(ran, held: batch.remaining)
-            // With a limit, producers count what the loop still holds as pending.
-            if budgets.maxPendingPosts != nil { queue.loopHolds(batch.remaining) }
+            progress.didRunPosts(ran)
         }
 
         /// The drain deadline passed: releases every posted closure not yet run, here and in the queue (executor jobs
         /// still run), and reports how many.
         private func releasePostsAtDeadline() {
             drainDeadline = nil
-            let released = batch.releasePosts() + queue.releasePosts()
+            let released = queue.releasePostsUnrun()
             guard released > 0 else { return }
             Self.logger.warning(
                 "EventLoop stopped at its drain deadline with posted work still waiting; released it unrun",
@@ -190,8 +184,9 @@ extension EventLoop {
             guard !engine.isClosing else { return }
             runIdleIfNothingPending()
             progress.endIteration()
-            // Jobs posted, or a stop requested, on the loop thread did not wake it: this is where they are seen.
-            if !batch.isDone || queue.needsPostPhase { engine.requestPostPhase() }
+            // Posts made, or a stop requested, on the loop thread did not wake it: this is where they are seen. With
+            // nothing waiting, the queue is told the loop sleeps, so that the next post wakes it.
+            if queue.closed || !queue.prepareToSleep() { engine.requestPostPhase() }
             engine.prepareToBlock(deadline: timers.nextDeadline, hasImmediateWork: false)
         }
 
@@ -199,9 +194,7 @@ extension EventLoop {
 
         /// The idle phase: one atomic load when no idle body is registered.
         private func runIdleIfNothingPending() {
-            guard idle.hasPending, batch.isDone else { return }
-            let counts = queue.snapshotCounts
-            guard counts.waiting == 0, counts.isOpen else { return }
+            guard idle.hasPending, !queue.needsPostPhase else { return }
             if let next = timers.nextDeadline, next <= _UVClock.now().nanoseconds { return }
             for registration in idle.takeAll() {
                 // Taken one at a time: a body may cancel one registered after it.

@@ -1,8 +1,8 @@
 import Atomics
 
 extension EventLoop {
-    /// What an event loop's thread has done and is doing, for snapshots taken on any thread: the phase it is in, the
-    /// posts its current batch still holds, and its counters.
+    /// What an event loop's thread has done and is doing, for snapshots taken on any thread: the phase it is in and its
+    /// counters. (Its pending posts are the job queue's count, published there at the end of every post phase.)
     ///
     /// All operations on `_Progress` are thread-safe: every value is an atomic that only the loop thread writes
     /// (relaxed load and store, no read-modify-write) and any thread reads (relaxed: a snapshot is a report, not a
@@ -15,7 +15,6 @@ extension EventLoop {
         private let iterationCount = ManagedAtomic<Int>(0)
         private let postsRunCount = ManagedAtomic<Int>(0)
         private let timersFiredCount = ManagedAtomic<Int>(0)
-        private let heldCount = ManagedAtomic<Int>(0)
         private let discardedCount = ManagedAtomic<Int>(0)
 
         typealias Phase = LoopSnapshot.Phase
@@ -28,17 +27,10 @@ extension EventLoop {
             phaseCode.store(phase.code, ordering: .relaxed)
         }
 
-        /// A post phase ran `ran` jobs and the loop's batch still holds `held`.
+        /// A post phase ran `ran` jobs.
         @inline(__always)
-        func didRunPosts(_ ran: Int, held: Int) {
+        func didRunPosts(_ ran: Int) {
             add(ran, to: postsRunCount)
-            heldCount.store(held, ordering: .relaxed)
-        }
-
-        /// A post phase took a batch of `held` jobs to run.
-        @inline(__always)
-        func didTakeBatch(held: Int) {
-            heldCount.store(held, ordering: .relaxed)
         }
 
         /// A timer phase fired `fired` timers.
@@ -71,8 +63,6 @@ extension EventLoop {
         var iterations: Int { iterationCount.load(ordering: .relaxed) }
         var postsRun: Int { postsRunCount.load(ordering: .relaxed) }
         var timersFired: Int { timersFiredCount.load(ordering: .relaxed) }
-        /// Jobs of the loop's current batch that had not run when the last post phase began or ended.
-        var held: Int { heldCount.load(ordering: .relaxed) }
         var discarded: Int { discardedCount.load(ordering: .relaxed) }
     }
 }

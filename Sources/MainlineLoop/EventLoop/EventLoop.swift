@@ -106,7 +106,7 @@ public final class EventLoop: Sendable {
 
     /// Runs `body` on the loop's thread, soon.
     ///
-    /// Never blocks beyond a short critical section and never runs `body` synchronously, not even when called on
+    /// Takes no lock, never blocks and never runs `body` synchronously, not even when called on
     /// the loop. Bodies posted from one thread run in the order they were posted, each exactly once; each is
     /// released right after it ran.
     ///
@@ -119,7 +119,7 @@ public final class EventLoop: Sendable {
     ///   ``LoopBudgets/maxPendingPosts`` posts (counted), in which case `body` is released without running;
     ///   ``tryPost(_:)`` says which.
     @discardableResult
-    public func post(_ body: @escaping @Sendable () -> Void) -> Bool {
+    public func post(_ body: consuming @escaping @Sendable () -> Void) -> Bool {
         driver.post(serviceContext.carry(job: body)) == .accepted
     }
 
@@ -130,7 +130,7 @@ public final class EventLoop: Sendable {
     /// - Parameter body: The work to run.
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: @escaping @Sendable () -> Void) -> PostResult {
+    public func tryPost(_ body: consuming @escaping @Sendable () -> Void) -> PostResult {
         driver.post(serviceContext.carry(job: body))
     }
 

@@ -85,10 +85,9 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// Runs `body` on the loop, on the main actor, soon.
     ///
-    /// Thread-safe; never blocks beyond a short critical section; never runs `body` synchronously. Bodies
-    /// posted from one thread run in the order they were posted, each exactly once, at most
-    /// ``LoopBudgets/postsPerIteration`` per iteration so that a flood never starves timers. Posting to an idle
-    /// loop attaches it as a guest (see ``attachAsGuest()``).
+    /// Thread-safe; takes no lock and never blocks; never runs `body` synchronously. Bodies posted from one thread run
+    /// in the order they were posted, each exactly once, at most ``LoopBudgets/postsPerIteration`` per iteration so
+    /// that a flood never starves timers. Posting to an idle loop attaches it as a guest (see ``attachAsGuest()``).
     ///
     /// ```swift
     /// DispatchQueue.global().async {
@@ -97,24 +96,28 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// }
     /// ```
     ///
+    /// A producer that posts many times in a row can hold the loop in a local (`let loop = MainLoop.main`): each
+    /// `MainLoop.main.post` has the caller retain and release the global around the call, which is about half the
+    /// cost of a post (see `Benchmarks/README.md`).
+    ///
     /// - Parameter body: The work to run.
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
     ///   ``LoopBudgets/maxPendingPosts`` posts (then the refusal is counted). Either way `body` is released without
     ///   running; ``tryPost(_:)`` says which.
     @discardableResult
-    public func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+    public func post(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> Bool {
         tryPost(body) == .accepted
     }
 
     /// Runs `body` on the loop, on the main actor, soon — or says why it will not: the loop is full or stopped.
     ///
-    /// Thread-safe; never blocks beyond a short critical section. Otherwise exactly ``post(_:)``: for producers
-    /// that shed or retry when the loop falls behind (``LoopBudgets/maxPendingPosts``).
+    /// Thread-safe; takes no lock and never blocks. Otherwise exactly ``post(_:)``: for producers that shed or retry
+    /// when the loop falls behind (``LoopBudgets/maxPendingPosts``).
     ///
     /// - Parameter body: The work to run.
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> PostResult {
         accept(core.post(body))
     }
 

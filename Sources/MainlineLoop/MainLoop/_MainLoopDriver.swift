@@ -123,8 +123,8 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
         if core.posts.closed {
             beginShutdown()
         } else if core.hasPostsWaiting {
-            // Posts left over from the budget, or posted behind this snapshot: producers wake the loop only on
-            // empty → non-empty, so the loop comes round for them itself — without a system call.
+            // Posts left over from the budget, or posted behind this snapshot: producers wake only a loop that went to
+            // sleep, so the loop comes round for them itself — without a system call.
             engine.requestPostPhase()
         }
     }
@@ -149,7 +149,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
         core.willWait()
         // Posts made, or a stop requested, inside the loop's own phases did not wake it (see `MainLoop`'s waker): this
         // is where they are seen.
-        if core.needsPostPhase { engine.requestPostPhase() }
+        if core.mustRunPostsBeforeBlocking() { engine.requestPostPhase() }
         engine.prepareToBlock(deadline: core.nextDeadline?.nanoseconds, hasImmediateWork: core.hasImmediateWork)
     }
 

@@ -98,8 +98,9 @@ extension EventLoop {
         return { gate.signal() }
     }
 
-    /// Waits until `count` posts wait in the (held) loop's queue, yielding in between: the posts come from tasks.
+    /// Waits until `count` posts wait in the (held) loop's queue, yielding in between: the posts come from tasks. The
+    /// job holding the loop counts as pending too, until its post phase ends.
     fileprivate func waitForPendingPosts(_ count: Int) async {
-        while driver.queue.incomingCount < count { await Task.yield() }
+        while driver.queue.pendingCount < count + 1 { await Task.yield() }
     }
 }

@@ -12,7 +12,7 @@ struct EngineWakeUpTests {
     private static let rounds = 50
     private static let selfPosts = 1_000
 
-    @Test func aGuestLoopIsWokenByExactlyOneMainQueuePumpPerBatchAndNeverThroughTheEventfd() async {
+    @Test func aGuestLoopIsWokenByAtMostOneMainQueuePumpPerBatchAndNeverThroughTheEventfd() async {
         let loop = MainLoop()
         loop.attachAsGuest()
         for _ in 0..<Self.rounds {
@@ -22,8 +22,10 @@ struct EngineWakeUpTests {
             #expect(await ran.wait())
         }
         let counts = await loop.readWakeUpCounts()
-        // The pump `attachAsGuest()` queues, one per round, and the post that read the counts.
-        #expect(counts?.queuedPumps == Self.rounds + 2)
+        // At most the pump `attachAsGuest()` queues, one per round, and one for the post that read the counts: a post
+        // that arrives while the loop is still in the phase that ran the previous one (the latch opens inside it) finds
+        // the loop awake and wakes nothing.
+        #expect((2...Self.rounds + 2).contains(counts?.queuedPumps ?? 0))
         #expect(counts?.asyncCallbacks == 0)
         loop.stop()
         await loop.waitUntilStopped()
@@ -46,8 +48,9 @@ struct EngineWakeUpTests {
         _ = loop.post { chain.step(loop, done) }
         #expect(await done.wait())
         let after = await loop.readWakeUpCounts()
-        // The post that started the chain and the one that read the counts; nothing for 1,000 self-posts.
-        #expect(after.map { $0.queuedPumps - (before?.queuedPumps ?? 0) } == 2)
+        // The post that started the chain and (unless it found the loop still awake) the one that read the counts;
+        // nothing for 1,000 self-posts.
+        #expect((1...2).contains(after.map { $0.queuedPumps - (before?.queuedPumps ?? 0) } ?? 0))
         #expect(after?.asyncCallbacks == 0)
         loop.stop()
         await loop.waitUntilStopped()
@@ -68,8 +71,9 @@ struct EngineWakeUpTests {
         let chain = Chain()
         loop.post { chain.step(loop, done) }
         #expect(await done.wait())
-        // One wake-up for the post that started the chain and one for the post that reads the count.
-        #expect(await loop.onLoop { loop.driver.asyncCallbacks } == 2)
+        // One wake-up for the post that started the chain, and one for the post that reads the count unless it arrives
+        // while the loop is still in the phase that opened the latch; none for the 1,000 self-posts.
+        #expect(await (1...2).contains(loop.onLoop { loop.driver.asyncCallbacks }))
         loop.stopAndWait()
     }
 }

@@ -1,0 +1,209 @@
+import Atomics
+import Glibc
+
+/// Where a loop reads its `_JobQueue`: the block and position of the next job, and the end of the batch it took.
+///
+/// Not thread-safe: touched only where the loop runs (the main actor, or an `EventLoop`'s thread), through the
+/// queue's loop side below.
+package struct _JobCursor {
+    /// The block ``position`` is in.
+    var block: _JobBlock
+    /// The next position to read.
+    var position: UInt = 0
+    /// The end of the batch taken by the last refill: positions before it run in this and later phases, positions
+    /// after it were reserved behind the batch and wait for the next refill.
+    var end: UInt = 0
+}
+
+/// The loop's side of the job queue. Not thread-safe: call it only where the loop runs.
+///
+/// A post phase refills the batch when the previous one has run completely (``refillIfDone()``: everything reserved
+/// so far), runs at most one budget of it (``next()``), then ends (``endPhase()`` or ``afterPhase()``). What the
+/// budget leaves waits for the loop's next post phase, so every job posted from one thread runs in posting order, and
+/// work posted during a phase runs in a later one. Right before it blocks, the loop calls ``prepareToSleep()``, which
+/// is how producers learn that the next post must wake it.
+extension _JobQueue {
+    /// Whether every job of the batch has run (or was released).
+    @inline(__always)
+    package var batchIsDone: Bool { loop.pointee.position == loop.pointee.end }
+
+    /// Jobs of the batch not yet run or released.
+    package var batchRemaining: Int { _jobSlots(before: loop.pointee.end) - _jobSlots(before: loop.pointee.position) }
+
+    /// Jobs accepted and not yet run, exactly (a job that is running is no longer pending).
+    package var pendingOnLoop: Int {
+        _jobSlots(before: tail.load(ordering: .acquiring) >> Self.shift) - _jobSlots(before: loop.pointee.position)
+    }
+
+    /// When the batch has run completely, takes everything reserved so far as the next batch. Does nothing while jobs
+    /// of the previous batch remain.
+    ///
+    /// - Returns: The drain deadline when the queue is closed with one (and a refill happened), else `nil`.
+    @inline(__always)
+    package func refillIfDone() -> DrainDeadline? {
+        guard batchIsDone else { return nil }
+        let word = tail.load(ordering: .acquiring)
+        loop.pointee.end = word >> Self.shift
+        return word & Self.stateBits == 0 ? nil : closingDeadline
+    }
+
+    /// The next job of the batch, moved out of its slot (so it is released as soon as the caller is done with it);
+    /// `nil` when the batch is done — or when its next slot is reserved but not yet written: the phase stops there, and
+    /// ``hasIncoming`` stays `true`, so the loop comes round for it. Skips jobs released at a drain deadline.
+    @inline(__always)
+    package func next() -> Job? {
+        let cursor = loop
+        while cursor.pointee.position != cursor.pointee.end {
+            let offset = Int(cursor.pointee.position % UInt(_JobBlock.lap))
+            if offset == _JobBlock.capacity {
+                moveToNextBlock()
+                continue
+            }
+            let block = cursor.pointee.block
+            guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: cursor.pointee.position) else {
+                return nil
+            }
+            let slot = block.slot(offset).move()
+            cursor.pointee.position &+= 1
+            if let job = slot.job { return job }
+        }
+        return nil
+    }
+
+    /// Leaves a block whose slots have all been read for the next one, and hands the old one back for reuse.
+    @inline(never)
+    private func moveToNextBlock() {
+        let old = loop.pointee.block
+        loop.pointee.block = old.awaitNext()
+        loop.pointee.position &+= 1
+        // Every slot of `old` is written and read, and its link is set: no producer touches it again.
+        old.reset()
+        putSpare(old)
+    }
+
+    /// Ends a post phase: publishes what has run, for the limit and the counts.
+    package func endPhase() {
+        head.store(_jobSlots(before: loop.pointee.position), ordering: .releasing)
+    }
+
+    /// The loop is about to block: unless a job is waiting, sets the sleeping bit, so that the next producer wakes the
+    /// loop. Returns `false` when a job is waiting (or the batch is not done): then the loop must not block.
+    ///
+    /// Called right before the poll, not at the end of the post phase: while the loop is awake (running timers,
+    /// settle, I/O), a producer finds no bit and pays no wake-up.
+    package func prepareToSleep() -> Bool {
+        let cursor = loop
+        guard cursor.pointee.position == cursor.pointee.end else { return false }
+        while true {
+            if cursor.pointee.position % UInt(_JobBlock.lap) == UInt(_JobBlock.capacity) {
+                // At a block's extra position: the next job goes to the next block's first slot, which the producer
+                // that filled this block is installing (or has). Move there first. (Comparing positions here would
+                // miss it: the tail may already be one past, with no job between.)
+                moveToNextBlock()
+                cursor.pointee.end = cursor.pointee.position
+                continue
+            }
+            let word = tail.load(ordering: .acquiring)
+            guard word >> Self.shift == cursor.pointee.position else { return false }
+            if word & Self.sleepingBit != 0 { return true }
+            // Fails when a producer reserved meanwhile (or the state changed): look again.
+            if tail.compareExchange(expected: word, desired: word | Self.sleepingBit, ordering: .acquiringAndReleasing)
+                .exchanged
+            {
+                return true
+            }
+        }
+    }
+
+    /// What the loop does after a post phase.
+    package enum AfterPhase {
+        /// Jobs are still waiting: the loop must arrange its next post phase itself.
+        case moreWaiting
+        /// Nothing is waiting and the queue is open: the loop may block.
+        case idle
+        /// Nothing is waiting and the queue was draining: it is now closed, the loop shuts down.
+        case closed
+    }
+
+    /// Ends a post phase (``endPhase()``) and decides, in one atomic step, what follows it. Closing here is the last
+    /// word: from then on nothing is accepted.
+    package func afterPhase() -> AfterPhase {
+        endPhase()
+        guard batchIsDone else { return .moreWaiting }
+        var word = tail.load(ordering: .acquiring)
+        while true {
+            if word >> Self.shift != loop.pointee.position { return .moreWaiting }
+            if word & Self.closedBit != 0 { return .closed }
+            if word & Self.drainingBit == 0 { return .idle }
+            let (exchanged, found) = tail.compareExchange(
+                expected: word,
+                desired: word | Self.closedBit,
+                ordering: .acquiringAndReleasing
+            )
+            if exchanged { return .closed }
+            word = found
+        }
+    }
+
+    /// Releases, unrun, every posted closure accepted and not yet run — in the batch and behind it — (executor jobs
+    /// stay, to run in order); returns how many were released. For a drain deadline.
+    package func releasePostsUnrun() -> Int {
+        var released = 0
+        var block = loop.pointee.block
+        var position = loop.pointee.position
+        let end = tail.load(ordering: .acquiring) >> Self.shift
+        while position != end {
+            let offset = Int(position % UInt(_JobBlock.lap))
+            if offset == _JobBlock.capacity {
+                block = block.awaitNext()
+            } else {
+                Self.awaitWritten(block, offset, position)
+                let slot = block.slot(offset)
+                if slot.pointee.isPost, slot.pointee.job != nil {
+                    slot.pointee.job = nil
+                    released += 1
+                }
+            }
+            position &+= 1
+        }
+        return released
+    }
+
+    /// Releases every job of the batch not yet run and empties the batch; returns how many were released.
+    package func releaseBatch() -> Int {
+        let released = releaseTaken(upTo: loop.pointee.end)
+        head.store(_jobSlots(before: loop.pointee.position), ordering: .releasing)
+        return released
+    }
+
+    /// Refuses everything from now on (shutdown) and makes whatever was accepted before the batch, for the caller to
+    /// run or release. Call it when the batch is done.
+    package func closeForGood() {
+        precondition(batchIsDone, "BUG DETECTED: the batch must be done before the last take")
+        let word = tail.loadThenBitwiseOr(with: Self.closedBit, ordering: .acquiringAndReleasing)
+        loop.pointee.end = word >> Self.shift
+    }
+
+    /// Reads and releases every job from the loop's position up to `end`, waiting for slots still being written.
+    func releaseTaken(upTo end: UInt) -> Int {
+        var released = 0
+        let cursor = loop
+        while cursor.pointee.position != end {
+            let offset = Int(cursor.pointee.position % UInt(_JobBlock.lap))
+            if offset == _JobBlock.capacity {
+                moveToNextBlock()
+                continue
+            }
+            Self.awaitWritten(cursor.pointee.block, offset, cursor.pointee.position)
+            if cursor.pointee.block.slot(offset).move().job != nil { released += 1 }
+            cursor.pointee.position &+= 1
+        }
+        cursor.pointee.end = max(cursor.pointee.end, end)
+        return released
+    }
+
+    /// Waits for the producer that reserved a slot to finish writing it (a few instructions, unless it is preempted).
+    private static func awaitWritten(_ block: _JobBlock, _ offset: Int, _ position: UInt) {
+        while block.stamp(offset).load(ordering: .acquiring) != _JobBlock.stamp(for: position) { sched_yield() }
+    }
+}
