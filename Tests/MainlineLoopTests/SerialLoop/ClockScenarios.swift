@@ -33,9 +33,9 @@ struct SleepersWakeInDeadlineOrderWithTheLoopsTimers: LoopScenario {
         let before = under.loop.now
         let read = clock.now
         #expect(read >= before && read <= under.loop.now, "the clock reads the loop's now")
-        // Real loops: far enough ahead that the sleepers (and timers) are all armed before the first deadline. A
-        // sleeper logs `armed` just before it arms, so under ThreadSanitizer beside the other suites 100 ms was not
-        // always enough (sleepers woke 3, 1, 5: sleeper 1 armed after its deadline had passed).
+        // Real loops: far enough ahead that the sleepers (and timers) are all armed before the first deadline. Under
+        // ThreadSanitizer beside the other suites 100 ms was not always enough: the second sleeper started after
+        // `base + 3 ms` had passed, so its `sleep(for:)` was negative and it logged before the first woke (3, 1, 5).
         let slack: Duration = mainline_is_thread_sanitized() != 0 ? .seconds(1) : .milliseconds(100)
         let base = read + (under.isVirtual ? .milliseconds(20) : slack)
         let sleepers = [
