@@ -38,22 +38,28 @@ struct SleepersWakeInDeadlineOrderWithTheLoopsTimers: LoopScenario {
         // `base + 3 ms` had passed, so its `sleep(for:)` was negative and it logged before the first woke (3, 1, 5).
         let slack: Duration = mainline_is_thread_sanitized() != 0 ? .seconds(1) : .milliseconds(100)
         let base = read + (under.isVirtual ? .milliseconds(20) : slack)
+        // Deadlines `step` apart: 1 ms in virtual time. Real loops space them wider, because `sleep(for:)` counts from
+        // the clock's reading inside the call, a moment after the test computed the duration: a sleeper preempted in
+        // between sleeps that much later (seen on a loaded machine without ThreadSanitizer: 1, 5, 3 at 1 ms apart).
+        let step: Duration =
+            under.isVirtual
+            ? .milliseconds(1) : mainline_is_thread_sanitized() != 0 ? .milliseconds(250) : .milliseconds(100)
         let sleepers = [
             await startSleeper(armed) {
-                try await clock.sleep(until: base + .milliseconds(1))
+                try await clock.sleep(until: base + step * 1)
                 log.record("sleep 1", at: clock.now)
             },
             await startSleeper(armed) {
-                try await clock.sleep(for: base + .milliseconds(3) - clock.now)
+                try await clock.sleep(for: base + step * 3 - clock.now)
                 log.record("sleep 3", at: clock.now)
             },
             await startSleeper(armed) {
-                try await Task.sleep(until: base + .milliseconds(5), clock: clock)
+                try await Task.sleep(until: base + step * 5, clock: clock)
                 log.record("sleep 5", at: clock.now)
             },
         ]
-        under.loop.schedule(at: base + .milliseconds(2), under.timerJob { now in log.record("timer 2", at: now) })
-        under.loop.schedule(at: base + .milliseconds(4), under.timerJob { now in log.record("timer 4", at: now) })
+        under.loop.schedule(at: base + step * 2, under.timerJob { now in log.record("timer 2", at: now) })
+        under.loop.schedule(at: base + step * 4, under.timerJob { now in log.record("timer 4", at: now) })
         release()
         await under.run(until: log, count: 5)
         for sleeper in sleepers { try? await sleeper.value }
@@ -68,7 +74,7 @@ struct SleepersWakeInDeadlineOrderWithTheLoopsTimers: LoopScenario {
             #expect(log.names.filter { $0.hasPrefix("timer") } == ["timer 2", "timer 4"])
         }
         for entry in log.all {
-            let deadline = base + .milliseconds(deadlines[entry.name]!)
+            let deadline = base + step * deadlines[entry.name]!
             if under.isVirtual {
                 #expect(entry.time == deadline, "\(entry.name) woke at its deadline exactly")
             } else {
