@@ -16,7 +16,7 @@ struct StreamSubscriberRecoveryTests {
         try await PostgresTestCluster.with { cluster in
             // A reconnect delay long enough that the events published right after a kill land while it is away. No
             // health check: the kills are what this test counts, and under load (ThreadSanitizer beside the other
-            // suites) a 2-second check can time out on a healthy connection and add a reconnect of its own.
+            // suites) a check can time out on a healthy connection and add a reconnect of its own.
             let options = testOptions {
                 $0.initialReconnectDelay = .milliseconds(500)
                 $0.healthCheckInterval = .seconds(3_600)
