@@ -311,7 +311,12 @@ public final class TestLoop: Loop {
     /// Steps the loop at the current time until `condition` holds, letting other tasks run between steps: for tests
     /// where work arrives from other threads or tasks (posts from a worker, a task consuming an `AsyncSequence`).
     ///
-    /// Virtual time does not move. Each attempt runs the loop until idle, checks `condition`, and yields.
+    /// Virtual time does not move. Each attempt runs the loop until idle or for 10,000 iterations, whichever comes
+    /// first, checks `condition`, and yields. Producers on other threads may keep the loop busy for any number of
+    /// iterations in a row, and that is not misuse here: only when no attempt ever found the loop idle and the
+    /// attempts ran out is it reported to `Diagnostics` as `.loopNeverIdle` (something retriggers itself).
+    ///
+    /// Call it on the main actor (the loop's isolation).
     ///
     /// - Parameters:
     ///   - attempts: How many rounds to try before giving up, so a broken test fails instead of hanging.
@@ -319,13 +324,29 @@ public final class TestLoop: Loop {
     /// - Returns: Whether `condition` held before the attempts ran out.
     @discardableResult
     public func run(until condition: () -> Bool, attempts: Int = 100_000) async -> Bool {
+        var wentIdle = false
         for _ in 0..<attempts {
-            runIterationsUntilIdle()
+            var iterations = 0
+            while hasWorkDueNow && iterations < Self.iterationsPerAttempt {
+                runIteration()
+                iterations += 1
+            }
+            if !hasWorkDueNow { wentIdle = true }
             if condition() { return true }
             await Task.yield()
         }
+        if !wentIdle {
+            Diagnostics.report(
+                .loopNeverIdle,
+                "TestLoop.run(until:) ran \(attempts) attempts at \(now) and the loop was never idle at the end of one: something retriggers itself on every iteration."
+            )
+        }
         return condition()
     }
+
+    /// How many iterations one attempt of `run(until:attempts:)` runs at most before it checks its condition and
+    /// yields: the bound `runUntilIdle()` reports at, so a test that leaves the loop idle steps it exactly as before.
+    static let iterationsPerAttempt = 10_000
 
     /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
     ///

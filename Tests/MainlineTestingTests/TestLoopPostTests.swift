@@ -30,6 +30,38 @@ struct TestLoopPostTests {
         #expect(loop.now == .zero, "virtual time does not move")
     }
 
+    @Test func runUntilStepsThroughMoreBusyIterationsThanRunUntilIdleAllowsWithoutCallingItMisuse() async {
+        // A worker posted 25,000 bodies and the budget runs one per iteration: the loop is busy for 25,000 iterations
+        // in a row, past the 10,000 at which `runUntilIdle()` reports a loop that retriggers itself. Work from other
+        // threads is what `run(until:)` is for, so it steps on and reports nothing.
+        let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 1))
+        @MainActor final class Count { var received = 0 }
+        let count = Count()
+        await Task.detached {
+            for _ in 0..<25_000 { loop.post { count.received += 1 } }
+        }.value
+        let diagnostics = DiagnosticsRecorder()
+        #expect(await diagnostics.record { await loop.run(until: { count.received == 25_000 }) })
+        #expect(diagnostics.kinds.isEmpty)
+        #expect(!loop.hasPendingWork)
+    }
+
+    @Test func runUntilReportsALoopThatWasNeverIdleWhenItsAttemptsRunOut() async {
+        // A settle notification that requests itself again every round: no attempt ever ends with the loop idle.
+        @MainActor final class Holder { var notification: SettleNotification? }
+        let loop = TestLoop()
+        let holder = Holder()
+        let forever = SettleNotification { loop.requestSettle(holder.notification!) }
+        holder.notification = forever
+        loop.requestSettle(forever)
+        let diagnostics = DiagnosticsRecorder()
+        let held = await diagnostics.record { await loop.run(until: { false }, attempts: 2) }
+        #expect(held == false)
+        #expect(diagnostics.kinds == [.loopNeverIdle])
+        forever.cancel()
+        await loop.runUntilIdle()
+    }
+
     @Test func postsRunCountsEveryPostedBodyTheLoopRanIncludingAtShutdown() {
         let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 2))
         for _ in 0..<3 { loop.post {} }

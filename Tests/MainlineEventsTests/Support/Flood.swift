@@ -34,11 +34,10 @@ func flood(
             finished.withLock { $0 += 1 }
         }
     }
-    while finished.withLock({ $0 }) < producers {
-        await loop.runUntilIdle()
-        await Task.yield()
-    }
-    await loop.runUntilIdle()
+    // `run(until:)`, not `runUntilIdle()` in a loop: four producers can keep the loop busy for more than 10,000
+    // iterations in a row, which `runUntilIdle()` reports as a loop retriggering itself (a fresh-clone CI's plain run
+    // trapped on it once). No attempt bound, as before: the flood ends when its producers have and the loop is idle.
+    await loop.run(until: { finished.withLock { $0 } == producers && !loop.hasPendingWork }, attempts: .max)
     return loop.postsRun - postsBefore
 }
 
