@@ -293,15 +293,22 @@ public final class TestLoop: Loop {
     /// `async` overload would be chosen).
     @discardableResult
     func runIterationsUntilIdle(maxIterations: Int = 10_000) -> Int {
+        let iterations = runIterationsWhileBusy(upTo: maxIterations)
+        if hasWorkDueNow {
+            Diagnostics.report(
+                .loopNeverIdle,
+                "TestLoop.runUntilIdle() ran \(maxIterations) iterations at \(now) and work kept arriving: something retriggers itself on every iteration."
+            )
+        }
+        return iterations
+    }
+
+    /// Runs iterations while work is due now, at most `limit` of them; the caller decides what a loop still busy
+    /// afterwards means. Returns how many ran.
+    @discardableResult
+    private func runIterationsWhileBusy(upTo limit: Int) -> Int {
         var iterations = 0
-        while hasWorkDueNow {
-            guard iterations < maxIterations else {
-                Diagnostics.report(
-                    .loopNeverIdle,
-                    "TestLoop.runUntilIdle() ran \(maxIterations) iterations at \(now) and work kept arriving: something retriggers itself on every iteration."
-                )
-                break
-            }
+        while hasWorkDueNow && iterations < limit {
             runIteration()
             iterations += 1
         }
@@ -326,11 +333,7 @@ public final class TestLoop: Loop {
     public func run(until condition: () -> Bool, attempts: Int = 100_000) async -> Bool {
         var wentIdle = false
         for _ in 0..<attempts {
-            var iterations = 0
-            while hasWorkDueNow && iterations < Self.iterationsPerAttempt {
-                runIteration()
-                iterations += 1
-            }
+            runIterationsWhileBusy(upTo: Self.iterationsPerAttempt)
             if !hasWorkDueNow { wentIdle = true }
             if condition() { return true }
             await Task.yield()
