@@ -292,7 +292,7 @@ public final class TestLoop: Loop {
     /// `runUntilIdle(maxIterations:)`, under a name the `async` stepping can call (in an `async` context the
     /// `async` overload would be chosen).
     @discardableResult
-    func runIterationsUntilIdle(maxIterations: Int = 10_000) -> Int {
+    func runIterationsUntilIdle(maxIterations: Int) -> Int {
         let iterations = runIterationsWhileBusy(upTo: maxIterations)
         if hasWorkDueNow {
             Diagnostics.report(
@@ -348,7 +348,8 @@ public final class TestLoop: Loop {
     }
 
     /// How many iterations one attempt of `run(until:attempts:)` runs at most before it checks its condition and
-    /// yields: the bound `runUntilIdle()` reports at, so a test that leaves the loop idle steps it exactly as before.
+    /// yields: the default bound `runUntilIdle(maxIterations:)` reports at (a literal there, as a public default
+    /// argument cannot name an internal constant), so a test that leaves the loop idle steps it exactly as before.
     static let iterationsPerAttempt = 10_000
 
     /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
