@@ -62,9 +62,10 @@ public final class ViewModelScope {
     /// Calls `body` every `interval` on the loop's clock (``clock``, the one ``sleep(for:)`` sleeps on) while the scope
     /// lives: the lifecycle tick.
     ///
-    /// Ticks run at a fixed rate from now. A tick the loop reaches late runs once, and the ticks it missed are
-    /// skipped — never queued — and counted in ``Tick/skipped``. Ticks stop when the scope ends (for a resumed
-    /// scope: on pause).
+    /// Ticks run at a fixed rate from now. A tick the loop reaches late runs once, in place of the first tick it
+    /// missed; the others are skipped — never queued — and counted in ``Tick/skipped`` (a 1-second tick on a loop
+    /// busy from 1 s to 4.5 s runs at 4.5 s with `skipped` 2, not 3: see ``Tick``). Ticks stop when the scope ends
+    /// (for a resumed scope: on pause).
     ///
     /// - Parameters:
     ///   - interval: The period; must be positive (see `Loop.scheduleRepeating(every:_:)`).

@@ -59,4 +59,32 @@ struct TickTests {
         #expect(viewModel.ticks.last?.totalSkipped == 2)
         viewModel.clear()
     }
+
+    /// `Tick`'s worked example: a 1-second tick on a loop busy from 1 s to 4.5 s. Three deadlines pass while it is
+    /// busy (2 s, 3 s, 4 s), yet `skipped` is 2: the late tick stands for the first of them.
+    @Test func aLateTickStandsForTheFirstMissedTickSoSkippedCountsOnlyTheOthers() {
+        let loop = TestLoop()
+        let viewModel = SecondTickingViewModel(loop: loop)
+        viewModel.didResume()
+        loop.advance(by: .seconds(1))
+        loop.simulateBusy(for: .milliseconds(3_500))
+        loop.advance(by: .milliseconds(500))
+        #expect(viewModel.ticks.map(ms) == [1_000, 4_500, 5_000])
+        #expect(viewModel.ticks.map(\.index) == [1, 2, 3])
+        #expect(viewModel.ticks.map(\.skipped) == [0, 2, 0])
+        #expect(viewModel.ticks.map(\.totalSkipped) == [0, 2, 2])
+        // `index + totalSkipped`: the whole intervals since the request, 4 at 4.5 s and 5 at 5 s.
+        #expect(viewModel.ticks.map { $0.index + $0.totalSkipped } == [1, 4, 5])
+        viewModel.clear()
+        #expect(!loop.hasPendingWork)
+    }
+}
+
+@MainActor
+final class SecondTickingViewModel: BaseViewModel {
+    var ticks: [Tick] = []
+
+    override func onResume(_ scope: ViewModelScope) {
+        scope.tick(every: .seconds(1)) { [weak self] tick in self?.ticks.append(tick) }
+    }
 }
