@@ -48,7 +48,9 @@ for target in targets {
     for dependency in target["dependencies"] as! [[String: Any]] {
         guard let (kind, value) = dependency.first, let fields = value as? [Any], let named = fields.first as? String
         else { continue }
-        let modules = kind == "product" ? productModules[named] ?? [named] : [named]
+        // A target's module is its name with `-` made `_` (`@testable import order_desk` for the target order-desk).
+        let modules =
+            kind == "product" ? productModules[named] ?? [named] : [named.replacingOccurrences(of: "-", with: "_")]
         if executables.contains(named) && imported.isDisjoint(with: modules) {
             builtOnly.insert(named)
         } else {

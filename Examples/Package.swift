@@ -92,7 +92,11 @@ let package = Package(
                 .product(name: "MainlineTesting", package: "Mainline"),
                 // The examples run as child processes (`ChildProcess`); not API, Mainline's own test support.
                 .product(name: "_MainlineTestSupport", package: "Mainline"),
-                // Built, not imported (except dashboard's table renderer): the tests run them as users do.
+                // order-desk's routes, tested in-process on a `TestLoop` and on `MainLoop.main`.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Built, not imported (except dashboard's table renderer and order-desk's routes, `@testable`): the
+                // tests run them as users do.
                 "hello-loop", "sign-up", "pubsub-server", "dashboard", "order-desk",
             ],
             path: "Tests/ExamplesTests"

@@ -9,9 +9,10 @@ struct Order: Sendable {
 ///
 /// Main actor. HTTP handlers run on SwiftNIO's threads: they hand orders in with `try await orders.send(_:)` — which
 /// waits while the mailbox is full, so a burst of requests slows the clients down instead of growing a queue — and
-/// read the tally with `try await MainLoop.main.run { desk.tally }`. While the desk is resumed (open), its scope's
+/// read the tally with `try await loop.run { desk.tally }`. While the desk is resumed (open), its scope's
 /// task takes the orders with `for await`; paused (closed), nobody takes them, the mailbox fills, and the next
-/// handlers wait in `send(_:)` until it opens again.
+/// handlers wait in `send(_:)` until it opens again. While open it also ticks once a second to count how long it has
+/// been open (`GET /desk`).
 @MainActor
 final class OrderDesk: BaseViewModel {
     /// The orders waiting for the desk; handlers wait in `send(_:)` while it is full.
@@ -20,8 +21,10 @@ final class OrderDesk: BaseViewModel {
     private(set) var counts: [String: Int] = [:]
     /// How many orders the desk has taken.
     private(set) var taken = 0
+    /// Whole seconds the desk has been open, counted by its tick.
+    private(set) var secondsOpen = 0
 
-    init(capacity: Int, loop: MainLoop = .main) {
+    init(capacity: Int, loop: any Loop = MainLoop.main) {
         orders = BoundedMailbox(capacity: capacity, overflow: .suspend, loop: loop)
         super.init(loop: loop)
     }
@@ -32,6 +35,16 @@ final class OrderDesk: BaseViewModel {
                 self?.take(order)
             }
         }
+        scope.tick(every: .seconds(1)) { [weak self] tick in
+            // A tick the loop reached late stands for the first second it missed; `skipped` counts the others.
+            self?.secondsOpen += 1 + tick.skipped
+        }
+    }
+
+    /// The desk's state as text: `open` or `closed`, then `seconds-open <n>`, the whole seconds it has been open in
+    /// all.
+    var status: String {
+        "\(state == .resumed ? "open" : "closed")\nseconds-open \(secondsOpen)"
     }
 
     /// The tally as text: `taken <n>`, `waiting <senders waiting for room>`, then `<item> <count>` per item, sorted by

@@ -1,12 +1,14 @@
 // order-desk — an HTTP service (Hummingbird 2) whose state lives on the main loop.
 //
 // Handlers run on SwiftNIO's threads and reach the loop the async way: `try await orders.send(order)` waits while the
-// desk's mailbox is full (a producer that waits), `try await MainLoop.main.run { desk.tally }` is a round trip, and
-// the desk — a view model — takes the orders with `for await` in its resumed scope. Run it with:
+// desk's mailbox is full (a producer that waits), `try await loop.run { desk.tally }` is a round trip to the main
+// loop, and the desk — a view model — takes the orders with `for await` in its resumed scope and counts the seconds
+// it is open with a tick. Run it with:
 //
 //     swift run --package-path Examples order-desk [--port 8080] [--capacity 64]
 //
-// then `curl -d apples 127.0.0.1:8080/orders` and `curl 127.0.0.1:8080/orders/tally`. SIGTERM or SIGINT stops it.
+// then `curl -d apples 127.0.0.1:8080/orders`, `curl 127.0.0.1:8080/orders/tally` and `curl 127.0.0.1:8080/desk`.
+// SIGTERM or SIGINT stops it.
 
 import ArgumentParser
 import Foundation
@@ -32,7 +34,8 @@ struct OrderDeskCommand: AsyncParsableCommand {
             POST /orders with an item name as the body queues an order (202); GET /orders/tally answers how many \
             orders the desk has taken, per item. The desk takes orders from a mailbox of --capacity places; while \
             it is full, requests wait for room instead of being dropped. POST /desk/close and POST /desk/open \
-            pause and resume the desk. The server prints the address it listens on. Ctrl-C or SIGTERM stops it.
+            pause and resume the desk; GET /desk answers whether it is open and how many seconds it has been open \
+            in all. The server prints the address it listens on. Ctrl-C or SIGTERM stops it.
             """
     )
 
@@ -68,6 +71,8 @@ struct OrderDeskCommand: AsyncParsableCommand {
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
+                // The loop first: the group stops its services in reverse order, so the server finishes the
+                // requests in flight — whose `send` and `run` still reach the loop — before the loop drains.
                 services: [
                     .init(service: MainLoopService(logger: logger)),
                     .init(service: app),

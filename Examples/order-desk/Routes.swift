@@ -2,12 +2,15 @@ import Foundation
 import Hummingbird
 import Mainline
 
-/// The desk's HTTP routes: `POST /orders` (the body is the item), `GET /orders/tally`, and `POST /desk/close` and
-/// `POST /desk/open`, which pause and resume the desk (a closed desk takes no orders: they wait).
+/// The desk's HTTP routes: `POST /orders` (the body is the item), `GET /orders/tally`, `GET /desk` (open or closed,
+/// and for how long it has been open), and `POST /desk/close` and `POST /desk/open`, which pause and resume the desk
+/// (a closed desk takes no orders: they wait).
 ///
-/// Handlers run on SwiftNIO's event loops and reach the main loop two ways: a producer that waits
-/// (`BoundedMailbox.send(_:)`, policy `.suspend`) and a round trip (`Loop.run(_:)`).
-func orderDeskRouter(desk: OrderDesk) -> Router<BasicRequestContext> {
+/// Handlers run on SwiftNIO's event loops and reach the desk's loop two ways: a producer that waits
+/// (`BoundedMailbox.send(_:)`, policy `.suspend`) and a round trip (`Loop.run(_:)`). `loop` is the desk's: the main
+/// loop in the service, a `TestLoop` in tests, where a handler that makes a round trip waits until the test steps the
+/// loop.
+func orderDeskRouter(desk: OrderDesk, loop: any Loop = MainLoop.main) -> Router<BasicRequestContext> {
     let router = Router()
     let orders = desk.orders
     router.post("orders") { request, _ -> HTTPResponse.Status in
@@ -22,14 +25,17 @@ func orderDeskRouter(desk: OrderDesk) -> Router<BasicRequestContext> {
     }
     router.get("orders/tally") { _, _ -> String in
         // To the loop and back: the body runs on the main actor, inside a loop iteration.
-        try await MainLoop.main.run { desk.tally } + "\n"
+        try await loop.run { desk.tally } + "\n"
+    }
+    router.get("desk") { _, _ -> String in
+        try await loop.run { desk.status } + "\n"
     }
     router.post("desk/close") { _, _ -> String in
-        try await MainLoop.main.run { desk.didPause() }
+        try await loop.run { desk.didPause() }
         return "closed\n"
     }
     router.post("desk/open") { _, _ -> String in
-        try await MainLoop.main.run { desk.didResume() }
+        try await loop.run { desk.didResume() }
         return "open\n"
     }
     return router
