@@ -51,7 +51,7 @@ struct OrderDeskRouteTests {
         }
     }
 
-    @Test func onATestLoopTheTallyWaitsUntilTheTestStepsTheLoop() async throws {
+    @Test func onATestLoopTheTallyIsAnsweredWhileTheTestStepsTheLoop() async throws {
         let loop = TestLoop()
         let desk = OrderDesk(capacity: 4, loop: loop)
         desk.didResume()
