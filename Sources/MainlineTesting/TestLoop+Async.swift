@@ -21,26 +21,29 @@ extension TestLoop {
     /// `Task.sleep` — are not waited for; see <doc:VirtualTimeForAsyncCode> for what escapes virtual time and how to
     /// notice.
     ///
-    /// - Parameter maxIterations: A guard against code that never lets the loop go idle, as in the synchronous
-    ///   `runUntilIdle(maxIterations:)`; it bounds the iterations and the main-actor rounds alike. Reaching it is
-    ///   reported to `Diagnostics` as `.loopNeverIdle`.
+    /// - Parameter maxIterations: The most loop iterations each round runs, and the most main-actor rounds the call
+    ///   lets tasks run, as in the synchronous `runUntilIdle(maxIterations:)`. Tasks and threads that keep giving the
+    ///   loop work (producers still producing) simply end the call at the bound, with their work still due; only a loop
+    ///   whose own callbacks keep it busy for every iteration of a round is reported to `Diagnostics` as
+    ///   `.loopNeverIdle` (see the synchronous form).
     /// - Returns: How many loop iterations ran.
     @discardableResult
     public func runUntilIdle(maxIterations: Int = 10_000) async -> Int {
+        await runUntilQuiet(maxIterations: maxIterations, caller: "runUntilIdle()").iterations
+    }
+
+    /// The async `runUntilIdle(maxIterations:)`, telling its caller whether the loop kept itself busy (reported), so
+    /// that `advance` stops there instead of stepping a livelock forever.
+    private func runUntilQuiet(maxIterations: Int, caller: StaticString) async -> Steps {
         var iterations = 0
         var rounds = 0
         var quietRounds = 0
         // Two quiet rounds: a woken task may hand its continuation on once more through the main queue (a hop back
         // from a `nonisolated` function, a `Task` it started) before it reaches the loop.
-        while quietRounds < 2 {
-            iterations += runIterationsUntilIdle(maxIterations: maxIterations)
-            guard rounds < maxIterations else {
-                Diagnostics.report(
-                    .loopNeverIdle,
-                    "TestLoop.runUntilIdle() let tasks run \(maxIterations) times at \(now) and they kept giving the loop work: something retriggers itself without waiting."
-                )
-                break
-            }
+        while quietRounds < 2 && rounds < maxIterations {
+            let steps = runIterationsWhileBusy(upTo: maxIterations, caller: caller)
+            iterations += steps.iterations
+            if steps.keptBusyByItself { return Steps(iterations: iterations, keptBusyByItself: true) }
             rounds += 1
             let armed = core.timersArmed
             await Self.mainActorRound()
@@ -50,7 +53,7 @@ extension TestLoop {
                 quietRounds += 1
             }
         }
-        return iterations
+        return Steps(iterations: iterations, keptBusyByItself: false)
     }
 
     /// Moves virtual time forward by `duration`, running everything that becomes due on the way — and, at every
@@ -68,6 +71,9 @@ extension TestLoop {
     /// Moves virtual time forward to `instant`, running everything that becomes due on the way and waiting, at every
     /// deadline, for the tasks it woke (see `advance(by:)`, async).
     ///
+    /// When the loop's own callbacks keep it busy at some deadline (reported to `Diagnostics` as `.loopNeverIdle`, see
+    /// `runUntilIdle(maxIterations:)`), the call stops there, with ``now`` at that deadline.
+    ///
     /// - Parameter instant: The target time. An instant before ``now`` is reported to `Diagnostics` as
     ///   `.timeTravel`, and time stays where it is (what is due now still runs).
     public func advance(to instant: LoopInstant) async {
@@ -77,10 +83,12 @@ extension TestLoop {
                 "TestLoop.advance(to: \(instant)) would move time backwards from \(now); virtual time only moves forward. Staying at \(now)."
             )
         }
-        await runUntilIdle()
+        let caller: StaticString = "advance(to:)"
+        let maxIterations = Self.iterationsPerAttempt
+        guard await !runUntilQuiet(maxIterations: maxIterations, caller: caller).keptBusyByItself else { return }
         while let next = core.nextDeadline, next <= instant {
             moveTime(to: next)
-            await runUntilIdle()
+            guard await !runUntilQuiet(maxIterations: maxIterations, caller: caller).keptBusyByItself else { return }
         }
         moveTime(to: instant)
     }

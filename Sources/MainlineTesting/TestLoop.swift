@@ -46,6 +46,12 @@ public final class TestLoop: Loop {
     /// ``now``, readable from any thread, for ``clock``.
     nonisolated let sharedNow: _Locked<LoopInstant>
 
+    /// How many posts the loop's own callbacks made since stepping last reset it: how the stepping tells work the loop
+    /// keeps giving itself from work that arrives from other threads (see `TestLoop+Stepping.swift`).
+    // nonisolated(unsafe): written only by a post made inside a phase of this loop — on the main actor, inside a step
+    // (`_RunningLoop.isRunning` says so) — and read and reset by the stepping, on the main actor between iterations.
+    nonisolated(unsafe) var postsFromOwnCallbacks = 0
+
     /// Creates a test loop whose clock reads `now`.
     ///
     /// - Parameters:
@@ -62,6 +68,13 @@ public final class TestLoop: Loop {
 
     deinit {
         _VirtualTimeTasks.releaseAll(owner: self)
+    }
+
+    /// Counts a post made by one of this loop's own callbacks (a job, timer, settle notification or idle body that
+    /// posts); a post from any other thread or task is not counted. Thread-safe.
+    @inline(__always)
+    private nonisolated func noteIfPostedByOwnCallback() {
+        if _RunningLoop.isRunning(self) { postsFromOwnCallbacks &+= 1 }
     }
 
     // MARK: Any thread
@@ -90,7 +103,8 @@ public final class TestLoop: Loop {
     ///   `LoopBudgets.maxPendingPosts` posts.
     @discardableResult
     public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.post(body).postResult == .accepted
+        noteIfPostedByOwnCallback()
+        return core.post(body).postResult == .accepted
     }
 
     /// Queues `body` to run at the next step, or says why it will not: the loop is full
@@ -99,7 +113,8 @@ public final class TestLoop: Loop {
     /// - Parameter body: The work to run.
     /// - Returns: What became of `body`.
     public nonisolated func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        core.post(body).postResult
+        noteIfPostedByOwnCallback()
+        return core.post(body).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.
@@ -187,7 +202,8 @@ public final class TestLoop: Loop {
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
     @discardableResult
     public nonisolated func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        core.post(label: label, body).postResult == .accepted
+        noteIfPostedByOwnCallback()
+        return core.post(label: label, body).postResult == .accepted
     }
 
     /// Runs `body` once when `delay` of virtual time has passed, labelled for stall reports.
@@ -261,125 +277,7 @@ public final class TestLoop: Loop {
         core.instrument(instrumentation)
     }
 
-    // MARK: Stepping
-
-    /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
-    /// rounds, then — if that left no post waiting, nothing pending for settle and no timer due at ``now`` — the idle
-    /// bodies registered before the idle phase began (see ``whenIdle(_:)``). After ``stop()``, the first step shuts
-    /// the loop down instead, releasing pending idle bodies unrun.
-    public func runIteration() {
-        if core.posts.closed && !core.isShutDown {
-            core.shutDown()
-            return
-        }
-        core.runDueTimers(now: now)
-        core.runPosts()
-        core.runSettle()
-        core.runIdleIfNothingPending(now: now)
-        core.endIteration()
-    }
-
-    /// Runs iterations at the current time until nothing is left to do now (timers in the future stay).
-    ///
-    /// - Parameter maxIterations: A guard against code that never lets the loop go idle (an event that
-    ///   retriggers itself forever). Reaching it is reported to `Diagnostics` as `.loopNeverIdle`.
-    /// - Returns: How many iterations ran.
-    @discardableResult
-    public func runUntilIdle(maxIterations: Int = 10_000) -> Int {
-        runIterationsUntilIdle(maxIterations: maxIterations)
-    }
-
-    /// `runUntilIdle(maxIterations:)`, under a name the `async` stepping can call (in an `async` context the
-    /// `async` overload would be chosen).
-    @discardableResult
-    func runIterationsUntilIdle(maxIterations: Int) -> Int {
-        let iterations = runIterationsWhileBusy(upTo: maxIterations)
-        if hasWorkDueNow {
-            Diagnostics.report(
-                .loopNeverIdle,
-                "TestLoop.runUntilIdle() ran \(maxIterations) iterations at \(now) and work kept arriving: something retriggers itself on every iteration."
-            )
-        }
-        return iterations
-    }
-
-    /// Runs iterations while work is due now, at most `limit` of them; the caller decides what a loop still busy
-    /// afterwards means. Returns how many ran.
-    @discardableResult
-    private func runIterationsWhileBusy(upTo limit: Int) -> Int {
-        var iterations = 0
-        while hasWorkDueNow && iterations < limit {
-            runIteration()
-            iterations += 1
-        }
-        return iterations
-    }
-
-    /// Steps the loop at the current time until `condition` holds, letting other tasks run between steps: for tests
-    /// where work arrives from other threads or tasks (posts from a worker, a task consuming an `AsyncSequence`).
-    ///
-    /// Virtual time does not move. Each attempt runs the loop until idle or for 10,000 iterations, whichever comes
-    /// first, checks `condition`, and yields. Producers on other threads may keep the loop busy for any number of
-    /// iterations in a row, and that is not misuse here: only when no attempt ever found the loop idle and the
-    /// attempts ran out is it reported to `Diagnostics` as `.loopNeverIdle` (something retriggers itself).
-    ///
-    /// Call it on the main actor (the loop's isolation).
-    ///
-    /// - Parameters:
-    ///   - attempts: How many rounds to try before giving up, so a broken test fails instead of hanging.
-    ///   - condition: What the test waits for.
-    /// - Returns: Whether `condition` held before the attempts ran out.
-    @discardableResult
-    public func run(until condition: () -> Bool, attempts: Int = 100_000) async -> Bool {
-        var wentIdle = false
-        for _ in 0..<attempts {
-            runIterationsWhileBusy(upTo: Self.iterationsPerAttempt)
-            if !hasWorkDueNow { wentIdle = true }
-            if condition() { return true }
-            await Task.yield()
-        }
-        if !wentIdle {
-            Diagnostics.report(
-                .loopNeverIdle,
-                "TestLoop.run(until:) ran \(attempts) attempts at \(now) and the loop was never idle at the end of one: something retriggers itself on every iteration."
-            )
-        }
-        return condition()
-    }
-
-    /// How many iterations one attempt of `run(until:attempts:)` runs at most before it checks its condition and
-    /// yields: the default bound `runUntilIdle(maxIterations:)` reports at (a literal there, as a public default
-    /// argument cannot name an internal constant), so a test that leaves the loop idle steps it exactly as before.
-    static let iterationsPerAttempt = 10_000
-
-    /// Moves virtual time forward by `duration`, running everything that becomes due on the way.
-    ///
-    /// - Parameter duration: How far to move; a negative duration is misuse (see `advance(to:)`).
-    public func advance(by duration: Duration) {
-        advance(to: now + duration)
-    }
-
-    /// Moves virtual time forward to `instant`, running everything that becomes due on the way.
-    ///
-    /// First runs what is due now; then, timer by timer, sets ``now`` to the next deadline not after `instant`
-    /// and runs until idle; finally leaves ``now`` at `instant`.
-    ///
-    /// - Parameter instant: The target time. An instant before ``now`` is reported to `Diagnostics` as
-    ///   `.timeTravel`, and time stays where it is (what is due now still runs).
-    public func advance(to instant: LoopInstant) {
-        if instant < now {
-            Diagnostics.report(
-                .timeTravel,
-                "TestLoop.advance(to: \(instant)) would move time backwards from \(now); virtual time only moves forward. Staying at \(now)."
-            )
-        }
-        runUntilIdle()
-        while let next = core.nextDeadline, next <= instant {
-            moveTime(to: next)
-            runUntilIdle()
-        }
-        moveTime(to: instant)
-    }
+    // MARK: Time
 
     /// Moves ``now`` forward to `instant`; never backwards.
     func moveTime(to instant: LoopInstant) {

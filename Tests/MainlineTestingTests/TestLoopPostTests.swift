@@ -32,8 +32,8 @@ struct TestLoopPostTests {
 
     @Test func runUntilStepsThroughMoreBusyIterationsThanRunUntilIdleAllowsWithoutCallingItMisuse() async {
         // A worker posted 25,000 bodies and the budget runs one per iteration: the loop is busy for 25,000 iterations
-        // in a row, past the 10,000 at which `runUntilIdle()` reports a loop that retriggers itself. Work from other
-        // threads is what `run(until:)` is for, so it steps on and reports nothing.
+        // in a row, past the 10,000 one attempt runs. Work from other threads is not misuse, and waiting for it is what
+        // `run(until:)` is for, so it steps on and reports nothing.
         let loop = TestLoop(budgets: LoopBudgets(postsPerIteration: 1))
         @MainActor final class Count { var received = 0 }
         let count = Count()
@@ -46,8 +46,9 @@ struct TestLoopPostTests {
         #expect(!loop.hasPendingWork)
     }
 
-    @Test func runUntilReportsALoopThatWasNeverIdleWhenItsAttemptsRunOut() async {
-        // A settle notification that requests itself again every round: no attempt ever ends with the loop idle.
+    @Test func runUntilReportsALoopWhoseOwnSettleNotificationKeepsItBusyAndReturns() async {
+        // A settle notification that requests itself again every round: the first attempt's 10,000 iterations all end
+        // with it pending, so the call reports it once and returns instead of trying again.
         @MainActor final class Holder { var notification: SettleNotification? }
         let loop = TestLoop()
         let holder = Holder()

@@ -190,6 +190,10 @@ package final class _LoopCore {
     /// notifications pending for settle.
     package var hasImmediateWork: Bool { !posts.batchIsDone || settleQueue.hasPending }
 
+    /// Whether notifications are pending for settle: after a settle phase, only those requested again faster than its
+    /// round budget delivers them (requesting settle is main-actor work, so the loop's own callbacks asked).
+    package var hasSettlePending: Bool { settleQueue.hasPending }
+
     /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
     /// posts that arrived after the snapshot was taken.
     ///

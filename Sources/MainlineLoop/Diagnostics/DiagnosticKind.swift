@@ -30,6 +30,9 @@ extension DiagnosticKind {
     /// `TestLoop.advance(to:)` was asked to move virtual time backwards; time stayed where it was.
     public static let timeTravel = DiagnosticKind(rawValue: "time-travel")
 
-    /// `TestLoop.runUntilIdle()` gave up because work kept arriving (a livelock in the code under test).
+    /// A `TestLoop` stepping call (`runUntilIdle()`, `advance`, `run(until:)`) gave up because the loop's own callbacks
+    /// left work due on every one of its iterations — a job that posts itself, a settle notification that requests
+    /// itself, a timer re-armed at the current time: a livelock in the code under test. Work arriving from other
+    /// threads or tasks is never reported as this.
     public static let loopNeverIdle = DiagnosticKind(rawValue: "loop-never-idle")
 }
