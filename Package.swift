@@ -202,7 +202,17 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "_MainlineTestSupportTests", dependencies: ["_MainlineTestSupport"]),
+        // A process that starts a PostgresTestCluster and then ends (SIGKILL, a trap, exit) with it running: the
+        // support's tests check that the cluster dies with it. Built, not imported.
+        .executableTarget(
+            name: "mainline-cluster-probe",
+            dependencies: ["_MainlineTestSupport"],
+            path: "Tests/PostgresClusterProbe"
+        ),
+        .testTarget(
+            name: "_MainlineTestSupportTests",
+            dependencies: ["_MainlineTestSupport", "mainline-cluster-probe"]
+        ),
         .testTarget(
             name: "MainlineObservablesTests",
             dependencies: ["MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting"]

@@ -33,7 +33,7 @@ import Musl
 /// ```
 ///
 /// Other properties the tests rely on:
-/// - The child's standard input is `/dev/null`.
+/// - The child's standard input is `/dev/null`, unless the caller gives it a descriptor.
 /// - Each standard output or error stream is captured, discarded or inherited.
 /// - The pipes are close-on-exec, so no other child (a `tmux` server, a concurrently spawned probe) inherits them and
 ///   keeps them open.
@@ -91,6 +91,10 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
     ///   - searchPath: Whether to look `executable` up on `PATH` (`posix_spawnp`).
     ///   - standardOutput: What becomes of the child's standard output.
     ///   - standardError: What becomes of the child's standard error.
+    ///   - standardInput: A descriptor the child gets as its standard input (a duplicate: the caller keeps its own
+    ///     and closes it); `/dev/null` when `nil`.
+    ///   - newSession: Whether the child starts a session and process group of its own (`setsid`), so that signals
+    ///     sent to the test process's group or terminal (Ctrl-C, a runner killing the group) do not reach it.
     /// - Throws: ``SpawnError`` naming the executable and the error, when the child cannot be started.
     public init(
         _ executable: String,
@@ -98,12 +102,18 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
         environment: [String: String]? = nil,
         searchPath: Bool = false,
         standardOutput: Output = .discard,
-        standardError: Output = .discard
+        standardError: Output = .discard,
+        standardInput: Int32? = nil,
+        newSession: Bool = false
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let standardInput {
+            posix_spawn_file_actions_adddup2(&actions, standardInput, 0)  // dup2 clears close-on-exec on 0
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
 
         var parentEnds: [Int32?] = []
         var childEnds: [Int32] = []
@@ -144,7 +154,9 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
         sigfillset(&allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newSession { flags |= Self.spawnSetSID }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         var pid: pid_t = 0
         let code =
@@ -160,6 +172,10 @@ public final class ChildProcess: @unchecked Sendable {  // immutable after init;
         self.outputPipe = parentEnds[0]
         self.errorPipe = parentEnds[1]
     }
+
+    /// `POSIX_SPAWN_SETSID`: the child calls `setsid()` before it runs the program (glibc 2.26 and musl; the value is
+    /// 0x80 in both `spawn.h`s). Swift's Glibc module leaves it out: it is declared only under `_GNU_SOURCE`.
+    private static let spawnSetSID: Int32 = 0x80
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {

@@ -7,7 +7,9 @@ import Musl
 #endif
 
 /// A throwaway PostgreSQL cluster for one test: `initdb` into a temporary folder, a free port, `pg_ctl start`, one
-/// database; stopped and deleted by ``with(_:)`` however the test ends.
+/// database; stopped and deleted by ``with(_:)`` however the test ends — and, should the test process itself end
+/// first (a trap, `SIGKILL`, `exit`), by a reaper process that outlives it just long enough (`_Reaper`, beside this
+/// file, says how).
 ///
 /// Not API: `_MainlineTestSupport` serves Mainline's own tests, examples and benchmarks, and may change in any release.
 ///
@@ -40,6 +42,12 @@ public final class PostgresTestCluster: Sendable {
     /// The superuser to connect as, with no password.
     public let user = "postgres"
     private let runAs: [String]
+    /// Stops the server and deletes the folder when ``with(_:)`` is done, or when the process ends first.
+    private let reaper: _Reaper
+
+    /// The process id of the cluster's reaper, which stops the server and deletes ``directory`` once the test process
+    /// is done with the cluster or has ended: for tests of this support. Gone when ``with(_:)`` returns.
+    public var reaperProcessID: pid_t { reaper.processID }
 
     /// `postgres://postgres@127.0.0.1:<port>/mainline`: the database as a URL, for programs that take one.
     public var url: String { "postgres://\(user)@\(host):\(port)/\(database)" }
@@ -69,9 +77,13 @@ public final class PostgresTestCluster: Sendable {
     /// cluster, also when `body` throws. Call it from the main actor.
     @MainActor
     public static func with<T>(_ body: @MainActor (PostgresTestCluster) async throws -> T) async throws -> T {
-        let cluster = try await PostgresTestCluster()
+        let cluster = try PostgresTestCluster()
         let result: T
         do {
+            try await cluster.run([
+                "initdb", "-D", "\(cluster.directory)/data", "-U", cluster.user, "--auth=trust", "--no-sync", "-E",
+                "UTF8",
+            ])
             try await cluster.start()
             try await cluster.psql("CREATE DATABASE \(cluster.database)", database: "postgres")
             result = try await body(cluster)
@@ -83,23 +95,29 @@ public final class PostgresTestCluster: Sendable {
         return result
     }
 
-    private init() async throws {
+    /// Makes the folder and starts its reaper at once, so nothing that can fail comes between the two.
+    private init() throws {
+        port = try Self.freePort()
+        var owner: (uid_t, gid_t)?
+        if geteuid() == 0 {
+            runAs = ["runuser", "-u", "postgres", "--"]
+            guard let user = getpwnam("postgres") else { throw POSIXError(.ENOENT) }
+            owner = (user.pointee.pw_uid, user.pointee.pw_gid)
+        } else {
+            runAs = []
+        }
         var template = Array("/tmp/mainline-pg.XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw POSIXError(.init(rawValue: errno) ?? .EIO)
         }
         directory = String(cString: made)
-        port = try Self.freePort()
-        if geteuid() == 0 {
-            runAs = ["runuser", "-u", "postgres", "--"]
-            guard let user = getpwnam("postgres") else { throw POSIXError(.ENOENT) }
-            chown(directory, user.pointee.pw_uid, user.pointee.pw_gid)
-        } else {
-            runAs = []
+        do {
+            reaper = try _Reaper(directory: directory, stopCommand: runAs + [Self.serverProgram("pg_ctl")])
+        } catch {
+            rmdir(directory)
+            throw error
         }
-        try await run([
-            "initdb", "-D", "\(directory)/data", "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8",
-        ])
+        if let (uid, gid) = owner { chown(directory, uid, gid) }
     }
 
     /// Starts the server (again) on the same port; returns when it accepts connections.
@@ -119,10 +137,18 @@ public final class PostgresTestCluster: Sendable {
         try await run(["pg_ctl", "-D", "\(directory)/data", "-m", "fast", "-w", "-t", "60", "stop"])
     }
 
-    /// Stops the server at once, if it runs, and deletes the folder.
+    /// Stops the server at once, if it runs, and deletes the folder: the reaper's work, done now.
     private func destroy() async {
-        _ = try? await run(["pg_ctl", "-D", "\(directory)/data", "-m", "immediate", "-w", "stop"])
-        try? FileManager.default.removeItem(atPath: directory)
+        await reaper.release()
+    }
+
+    /// The server's process id (the postmaster's), from the first line of its `postmaster.pid`; `nil` when the
+    /// server does not run (no such file).
+    public func serverProcessID() -> pid_t? {
+        guard let text = try? String(contentsOfFile: "\(directory)/data/postmaster.pid", encoding: .utf8) else {
+            return nil
+        }
+        return text.split(whereSeparator: \.isNewline).first.flatMap { pid_t($0) }
     }
 
     /// Runs `sql` with `psql` on a session of its own and returns what it printed: unaligned rows, one per line, with
@@ -191,13 +217,18 @@ public final class PostgresTestCluster: Sendable {
     @discardableResult
     private func run(_ command: [String]) async throws -> String {
         var command = command
-        if let folder = Self.serverBinaries, ["initdb", "pg_ctl", "psql"].contains(command[0]) {
-            command[0] = "\(folder)/\(command[0])"
-        }
+        command[0] = Self.serverProgram(command[0])
         let full = runAs + command
         let result = try await ChildProcess.run(full[0], Array(full.dropFirst()), searchPath: true)
         guard result.status == 0 else { throw CommandFailed(command: full, result: result) }
         return result.standardOutput
+    }
+
+    /// The path of one of the server's programs (`initdb`, `pg_ctl`, `psql`) in ``serverBinaries``; else `name`, for
+    /// `PATH`.
+    private static func serverProgram(_ name: String) -> String {
+        guard let folder = serverBinaries, ["initdb", "pg_ctl", "psql"].contains(name) else { return name }
+        return "\(folder)/\(name)"
     }
 
     /// A TCP port nothing listens on now (the kernel's pick for port 0).
