@@ -100,7 +100,9 @@ extension TestLoop {
         guard !runIterationsWhileBusy(upTo: Self.iterationsPerAttempt, caller: caller).keptBusyByItself else { return }
         while let next = core.nextDeadline, next <= instant {
             moveTime(to: next)
-            guard !runIterationsWhileBusy(upTo: Self.iterationsPerAttempt, caller: caller).keptBusyByItself else { return }
+            guard !runIterationsWhileBusy(upTo: Self.iterationsPerAttempt, caller: caller).keptBusyByItself else {
+                return
+            }
         }
         moveTime(to: instant)
     }
@@ -147,7 +149,9 @@ extension TestLoop {
     /// What the loop's own callbacks left due now, described; `nil` when nothing is, or only work from outside is.
     private var ownWorkDueNow: String? {
         if core.hasSettlePending { return "a settle notification requested again during settle" }
-        if let next = core.nextDeadline, next <= now { return "a timer due at \(now), scheduled or re-armed by a callback" }
+        if let next = core.nextDeadline, next <= now {
+            return "a timer due at \(now), scheduled or re-armed by a callback"
+        }
         if postsFromOwnCallbacks > 0 && (core.hasImmediateWork || core.posts.hasIncoming) {
             return "\(postsFromOwnCallbacks) posts made by the loop's own callbacks"
         }

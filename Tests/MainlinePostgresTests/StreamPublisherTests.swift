@@ -169,9 +169,8 @@ struct StreamPublisherTests {
 /// Waits until some session of `cluster` waits for a lock (`pg_stat_activity.wait_event_type = 'Lock'`).
 @MainActor
 private func waitUntilAWriterWaitsForALock(_ cluster: PostgresTestCluster) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-        let waiting = try await cluster.withConnection { connection in
+    try await waitUntil("a writer to wait for the stream's lock") {
+        try await cluster.withConnection { connection in
             var count: Int64 = 0
             let rows = try await connection.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
@@ -179,11 +178,7 @@ private func waitUntilAWriterWaitsForALock(_ cluster: PostgresTestCluster) async
             )
             for try await value in rows.decode(Int64.self) { count = value }
             return count
-        }
-        if waiting > 0 { return }
-        try await Task.sleep(for: .milliseconds(10))
+        } > 0
     }
-    Issue.record("timed out waiting for a writer to wait for the stream's lock")
-    throw TimedOut()
 }
 #endif

@@ -31,23 +31,36 @@ struct StreamSubscriberRecoveryTests {
             _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
             try await whileRunning(subscriber) {
                 try await withPublisher(cluster) { publisher in
-                    try await waitUntil("listening") { subscriber.counts.isConnected }
-                    // Killed while events are being published.
-                    let publishing = Task {
-                        for index in 1...1_000 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+                    try await waitUntil("listening", state: { progress(of: subscriber) }) {
+                        subscriber.counts.isConnected
                     }
-                    try await waitUntil("200 events") { collector.events.count >= 200 }
+                    // Killed while events are being published. Every wait below is on progress: it fails only when
+                    // neither side has moved for a long time, and then says what each was doing.
+                    let published = PublishedCount()
+                    let sides: @MainActor () -> String = {
+                        "\(published.progress); \(progress(of: subscriber)); \(collector.progress)"
+                    }
+                    let publishing = Task {
+                        for index in 1...1_000 {
+                            try await publisher.publish(bytes: Array("\(index)".utf8), to: "s")
+                            published.count = index
+                        }
+                    }
+                    try await waitUntil("200 events", state: sides) { collector.events.count >= 200 }
                     #expect(try await cluster.terminateBackends(applicationName: options.applicationName) == 1)
                     try await publishing.value
-                    try await waitUntil("1,000 events and a second connection") {
+                    try await waitUntil("1,000 events and a second connection", state: sides) {
                         collector.events.count >= 1_000 && subscriber.counts.connections >= 2
                     }
                     // Killed, then events published while it is away and none after: only the catch-up that
                     // follows LISTEN can place them.
-                    try await waitUntil("listening again") { subscriber.counts.isConnected }
+                    try await waitUntil("listening again", state: sides) { subscriber.counts.isConnected }
                     #expect(try await cluster.terminateBackends(applicationName: options.applicationName) == 1)
-                    for index in 1_001...1_050 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
-                    try await waitUntil("1,050 events") { collector.events.count >= 1_050 }
+                    for index in 1_001...1_050 {
+                        try await publisher.publish(bytes: Array("\(index)".utf8), to: "s")
+                        published.count = index
+                    }
+                    try await waitUntil("1,050 events", state: sides) { collector.events.count >= 1_050 }
                 }
             }
             #expect(collector.sequences == Array(1...1_050))
@@ -74,10 +87,10 @@ struct StreamSubscriberRecoveryTests {
                 let backend = try await cluster.backendProcessID(applicationName: options.applicationName)
                 kill(backend, SIGSTOP)
                 defer { kill(backend, SIGCONT) }
-                try await waitUntil("a failure noticed", timeout: .seconds(10)) {
+                try await waitUntil("a failure noticed", state: { progress(of: subscriber) }) {
                     subscriber.counts.connectionFailures >= 1
                 }
-                try await waitUntil("a second connection", timeout: .seconds(10)) {
+                try await waitUntil("a second connection", state: { progress(of: subscriber) }) {
                     subscriber.counts.connections >= 2 && subscriber.counts.isConnected
                 }
                 try await withPublisher(cluster) { try await $0.publish(bytes: Array("after".utf8), to: "s") }
@@ -103,7 +116,9 @@ struct StreamSubscriberRecoveryTests {
                 try await withPublisher(cluster) { publisher in
                     for index in 11...20 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
                 }
-                try await waitUntil("20 events", timeout: .seconds(30)) { collector.events.count >= 20 }
+                try await waitUntil("20 events", state: { "\(progress(of: subscriber)); \(collector.progress)" }) {
+                    collector.events.count >= 20
+                }
             }
             #expect(collector.values == (1...20).map { "\($0)" })
             #expect(subscriber.counts.connections >= 2)

@@ -52,7 +52,14 @@ struct StreamSubscriberTests {
                         #expect(result.status == 0, "\(result.standardOutput.suffix(2_000))\(result.standardError)")
                         processes.append(result.standardOutput.split(separator: "\n").map(String.init))
                     }
-                    try await waitUntil("\(2 * count) events at both subscribers", timeout: .seconds(120)) {
+                    try await waitUntil(
+                        "\(2 * count) events at both subscribers",
+                        state: {
+                            zip(subscribers, collectors).map { "\(progress(of: $0)), \($1.progress)" }.joined(
+                                separator: "; "
+                            )
+                        }
+                    ) {
                         collectors.allSatisfy { $0.events.count >= 2 * count }
                     }
                 }

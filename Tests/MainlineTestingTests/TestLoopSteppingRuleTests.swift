@@ -103,7 +103,10 @@ struct TestLoopSteppingRuleTests {
         firings = 0
         again(until: nil)
         diagnostics.record { loop.advance(by: .seconds(1)) }
-        #expect(diagnostics.kinds == [.loopNeverIdle], "reported once, and the call returned instead of stepping forever")
+        #expect(
+            diagnostics.kinds == [.loopNeverIdle],
+            "reported once, and the call returned instead of stepping forever"
+        )
         #expect(diagnostics.diagnostics.first?.message.contains("advance(to:)") == true)
         #expect(diagnostics.diagnostics.first?.message.contains("a timer due at") == true)
         #expect(loop.now == .zero + .seconds(1), "it stopped at the deadline that kept the loop busy")

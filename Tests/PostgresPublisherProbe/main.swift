@@ -35,11 +35,20 @@ import PostgresNIO
     }
 }
 
-/// Fails after `seconds` unless `condition` holds (checked on the main actor every 10 ms).
-@MainActor func wait(_ what: String, seconds: Int, until condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
+/// Waits until `condition` holds (checked on the main actor every 10 ms), on progress: fails only when `state` — what
+/// the probe has seen — has not changed for 60 seconds, so a busy machine makes the wait longer, never a failure.
+@MainActor func wait(_ what: String, state: () -> String, until condition: () -> Bool) async throws {
+    let clock = ContinuousClock()
+    var lastChange = clock.now
+    var last = state()
     while !condition() {
-        guard ContinuousClock.now < deadline else { throw ProbeError("timed out waiting for \(what)") }
+        let current = state()
+        if current != last {
+            last = current
+            lastChange = clock.now
+        } else if clock.now - lastChange >= .seconds(60) {
+            throw ProbeError("waiting for \(what), nothing moved for 60 s: \(current)")
+        }
         try await Task.sleep(for: .milliseconds(10))
     }
 }
@@ -89,13 +98,15 @@ do {
         group.addTask { await client.run() }
         if expected != nil {
             group.addTask { try await subscriber.run() }
-            try await wait("listening", seconds: 60) { subscriber.counts.isConnected }
+            try await wait("listening", state: { "\(subscriber.counts)" }) { subscriber.counts.isConnected }
         }
         for index in 1...count {
             try await publisher.publish(bytes: Array("\(name) \(index)".utf8), to: stream)
         }
         if let expected {
-            try await wait("\(expected) events", seconds: 120) { seen.lines.count >= expected }
+            try await wait("\(expected) events", state: { "seen \(seen.lines.count) events; \(subscriber.counts)" }) {
+                seen.lines.count >= expected
+            }
             print(seen.lines.joined(separator: "\n"))
         }
         group.cancelAll()

@@ -58,13 +58,4 @@ final class OrderCheck {
 
     /// The last sequence number received from each producer.
     var lastReceived: [Int] { last }
-
-    /// Work a consumer does on `value`, `count` rounds of arithmetic the optimizer cannot drop: a consumer slower than
-    /// its producers, without sleeping.
-    private(set) var spun = 0
-    func spin(_ count: Int, on value: Int) {
-        var hash = value
-        for _ in 0..<count { hash = hash &* 31 &+ 7 }
-        spun &+= hash & 1
-    }
 }

@@ -32,32 +32,74 @@ final class Collector {
     var sequences: [Int64] { events.map(\.sequence) }
 }
 
-/// Waits, on the main actor, until `condition` holds; records an issue naming `what` and fails after `timeout`.
+/// Waits, on the main actor, until `condition` holds: a wait on **progress**, not a deadline.
 ///
-/// A safety bound, not a measurement: the condition is the assertion.
+/// It fails only when nothing it can see has moved for `stall` — `state`, a description of what each side is doing
+/// (events collected, events published, the subscriber's connections), has not changed — and the issue it records
+/// says how long it waited in all and what that state was. A slow machine (the whole suite on two busy cores,
+/// ThreadSanitizer) makes a wait longer, never a failure: a test that asserts "nothing lost, nothing repeated" must not
+/// depend on a wall-clock rate. Without a `state`, the stall bound is the whole wait.
 @MainActor
 func waitUntil(
     _ what: String,
-    timeout: Duration = defaultWaitTimeout,
+    stall: Duration = defaultStallLimit,
+    state: @MainActor () -> String = { "" },
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @MainActor () async throws -> Bool
 ) async throws {
-    let deadline = ContinuousClock.now + timeout
+    let clock = ContinuousClock()
+    let started = clock.now
+    var lastMove = started
+    var lastState = state()
     while try await !condition() {
-        if ContinuousClock.now >= deadline {
-            Issue.record("timed out after \(timeout) waiting for \(what)", sourceLocation: sourceLocation)
+        let now = clock.now
+        let current = state()
+        if current != lastState {
+            lastState = current
+            lastMove = now
+        } else if now - lastMove >= stall {
+            let doing = current.isEmpty ? "" : "; what each side was doing: \(current)"
+            Issue.record(
+                "waited \(now - started) for \(what), and nothing moved in the last \(stall)\(doing)",
+                sourceLocation: sourceLocation
+            )
             throw TimedOut()
         }
+        // Polls the main actor's state; the loop delivers in between.
         try await Task.sleep(for: .milliseconds(10))
     }
 }
 
 struct TimedOut: Error {}
 
-/// How long ``waitUntil(_:timeout:sourceLocation:_:)`` waits unless told: longer under ThreadSanitizer, where the main
-/// actor these conditions are read on (and the mailboxes deliver on) is shared with every other suite of the run and a
-/// 30-second wait for 200 events ran out in 2 of 5 full runs on a loaded machine, while the test alone takes 7 s.
-let defaultWaitTimeout: Duration = mainline_is_thread_sanitized() != 0 ? .seconds(120) : .seconds(30)
+/// How long ``waitUntil(_:stall:state:sourceLocation:_:)`` lets nothing move before it fails: longer under
+/// ThreadSanitizer, where the main actor these conditions are read on (and the mailboxes deliver on) is shared with
+/// every other suite of the run. No healthy step of these tests stands still this long: alone, the longest test takes
+/// 7 s in all.
+let defaultStallLimit: Duration = mainline_is_thread_sanitized() != 0 ? .seconds(240) : .seconds(60)
+
+extension Collector {
+    /// What the collector has, for a wait's progress: how many events and resyncs, and the last sequence.
+    var progress: String {
+        "collected \(events.count) events (last sequence \(events.last?.sequence ?? 0)), \(resyncs.count) resyncs"
+    }
+}
+
+/// How many events a test's publishing task has committed so far, for a wait's progress.
+@MainActor
+final class PublishedCount {
+    var count = 0
+    var progress: String { "published \(count) events" }
+}
+
+/// What a subscriber is doing, for a wait's progress.
+@MainActor
+func progress(of subscriber: StreamSubscriber) -> String {
+    let counts = subscriber.counts
+    return
+        "subscriber \(counts.isConnected ? "listening" : "not listening") after \(counts.connections) connections and "
+        + "\(counts.connectionFailures) failures"
+}
 
 /// The payloads as text: the tests publish UTF-8, and a payload that is not valid UTF-8 is refused.
 let decodeText: @Sendable (ByteBuffer) throws -> String = { buffer in
