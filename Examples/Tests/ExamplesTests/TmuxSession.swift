@@ -71,22 +71,47 @@ final class TmuxSession {
 
     /// Waits until `condition` holds for the screen; records an issue naming `what` if it never does. Returns the
     /// last screen read.
+    ///
+    /// A wait on progress, not a deadline: a busy machine makes the program slower, never the test red. It gives up
+    /// when the screen has not changed for ``stallLimit`` (the program is stuck, or is done without showing what the
+    /// test waits for), or — a screen that keeps changing without ever showing it — after ``overallLimit``.
     @discardableResult
     func waitUntil(
         _ what: String,
         scrollback: Bool = false,
         _ condition: (String) -> Bool
     ) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let clock = ContinuousClock()
+        let started = clock.now
+        var lastChange = started
         var last = ""
-        while ContinuousClock.now < deadline {
-            last = try screen(scrollback: scrollback)
-            if condition(last) { return last }
+        while true {
+            let current = try screen(scrollback: scrollback)
+            if condition(current) { return current }
+            let now = clock.now
+            if current != last {
+                last = current
+                lastChange = now
+            } else if now - lastChange >= Self.stallLimit {
+                Issue.record(
+                    "never saw: \(what); the screen stood still for \(Self.stallLimit) (after \(now - started) in all) and shows:\n\(last)"
+                )
+                return last
+            }
+            if now - started >= Self.overallLimit {
+                Issue.record(
+                    "never saw: \(what) in \(Self.overallLimit), though the screen kept changing; it shows:\n\(last)"
+                )
+                return last
+            }
             await Task.yield()  // each capture runs tmux, which paces the polling
         }
-        Issue.record("never saw: \(what); the screen shows:\n\(last)")
-        return last
     }
+
+    /// How long the screen may stand still before ``waitUntil(_:scrollback:_:)`` gives up.
+    static let stallLimit: Duration = .seconds(60)
+    /// How long ``waitUntil(_:scrollback:_:)`` waits in all for a screen that keeps changing.
+    static let overallLimit: Duration = .seconds(600)
 
     /// Runs a tmux command on this session's own server and returns what it printed. Only `capture-pane` output is
     /// read: a command that starts the tmux server would hand it the pipe, and reading to its end would then never
