@@ -79,7 +79,7 @@ final class Broker {
         nextClientID += 1
         clients[ObjectIdentifier(channel)] = ClientConnection(
             id: nextClientID,
-            channel: channel,
+            socket: NIOClientSocket(channel: channel),
             idleTimeout: idleTimeout
         )
     }

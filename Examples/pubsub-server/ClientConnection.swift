@@ -3,13 +3,22 @@ import NIOCore
 
 /// One client's connection on the main loop: the lifecycle host of its ``ClientViewModel``.
 ///
-/// The view model is resumed while the client's socket takes bytes and paused while it does not. "Takes bytes" is
-/// measured, not guessed: bytes handed to SwiftNIO count as in flight until their write completes (they reached the
-/// kernel). Past ``highWater`` bytes in flight the host disappears: the view model pauses, what is published for the
-/// client waits in its mailbox, and the server stops reading the client's commands. Below ``lowWater`` it appears
-/// again and the mailbox drains.
+/// Must be used on the main actor.
 ///
-/// Lines sent while resumed are gathered and handed to SwiftNIO once per loop iteration, in the settle phase.
+/// The view model is resumed while the client's socket takes bytes and paused while it does not. "Takes bytes" is
+/// measured, not guessed: a line counts against ``highWater`` from the moment the view model hands it over
+/// (``unsent``: lines gathered for the next write, plus bytes handed to SwiftNIO whose write has not completed, that
+/// is, not yet reached the kernel). The moment that sum reaches ``highWater`` the host disappears: the view model
+/// pauses, and every line published for the client after that waits in its mailbox, the latest per topic (the ones a
+/// newer line replaces count as dropped); the server also stops reading the client's commands. Once writes have
+/// completed down to ``lowWater`` the host appears again and the mailbox drains. So the server holds at most
+/// ``highWater`` plus one line for a client that stops reading, plus one mailbox batch (a line per topic and the
+/// replies) when the mark is reached while the batch of a resume goes out; the kernel's socket buffers hold the rest
+/// of what such a client receives before the latest of each topic.
+///
+/// Lines sent while resumed are gathered and handed to SwiftNIO once per loop iteration, in the settle phase. Write
+/// completions reach the connection through a ``WriteLedger``, which never loses one, even when the loop refuses a
+/// post (`LoopBudgets.maxPendingPosts`).
 ///
 /// A client that completes no command line for the idle timeout and holds no subscription is told
 /// `BYE idle for N s` and closed (``IdleTimer``); a subscriber is never idle, however long it stays silent.
@@ -18,18 +27,25 @@ import NIOCore
 /// the client as it does while the client is paused.
 @MainActor
 final class ClientConnection {
+    /// The bytes not yet written to the kernel (``unsent``) at which the client is paused.
     static let highWater = 64 * 1_024
+    /// The bytes not yet written to the kernel at or below which a paused client is resumed.
     static let lowWater = 16 * 1_024
 
-    let channel: any Channel
+    /// The client's socket: its SwiftNIO channel, or a test's fake.
+    let socket: any ClientSocket
     let viewModel: ClientViewModel
     /// The client's commands waiting for those before them (cluster mode only).
     private(set) var commands: CommandQueue!
     /// Whether ``commands`` holds so many that the client's socket must not be read.
     private var isBacklogged = false
     private var manager: LifecycleManager<ClientViewModel>?
+    /// Lines gathered for the next write.
     private var pending = ByteBuffer()
+    /// Bytes handed to SwiftNIO whose write has not been counted as completed.
     private var inFlight = 0
+    /// Where the channel's event loop records completed writes; set once in `init`.
+    private var ledger: WriteLedger!
     private var flusher: CoalescingCallback?
     private var closeWhenFlushed = false
     private var idleTimer: IdleTimer?
@@ -39,31 +55,38 @@ final class ClientConnection {
     ///
     /// - Parameters:
     ///   - id: The client's number, for its view model.
-    ///   - channel: The client's SwiftNIO channel.
+    ///   - socket: The client's socket (``NIOClientSocket`` for its SwiftNIO channel).
     ///   - idleTimeout: How long the client may complete no command line while holding no subscription.
-    init(id: Int, channel: any Channel, idleTimeout: Duration) {
-        self.channel = channel
-        self.viewModel = ClientViewModel(id: id)
-        flusher = CoalescingCallback { [weak self] in self?.flush() }
+    ///   - loop: The loop it lives on; the main loop unless a test passes a `TestLoop`.
+    init(id: Int, socket: any ClientSocket, idleTimeout: Duration, loop: any Loop = MainLoop.main) {
+        self.socket = socket
+        self.viewModel = ClientViewModel(id: id, loop: loop)
+        ledger = WriteLedger(loop: loop, retry: socket.retry) { [weak self] in self?.writesCompleted() }
+        flusher = CoalescingCallback(loop: loop) { [weak self] in self?.flush() }
         commands = CommandQueue { [weak self] backlogged in self?.backlogChanged(backlogged) }
         manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
             guard let self else { return [] }
-            if !self.isBacklogged {
-                channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
-            }
+            if !self.isBacklogged { socket.setReading(true) }
             viewModel.sink = { [weak self] line in self?.enqueue(line) }
             return [
                 Disposable { [weak self] in
                     MainActor.assumeIsolated {
                         self?.viewModel.sink = nil
-                        self?.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                        self?.socket.setReading(false)
                     }
                 }
             ]
         }
-        manager?.hostDidAppear()
-        idleTimer = IdleTimer(timeout: idleTimeout) { [weak self] in self?.idle() }
+        resume()
+        idleTimer = IdleTimer(timeout: idleTimeout, loop: loop) { [weak self] in self?.idle() }
     }
+
+    /// Bytes queued for the client that have not reached the kernel: lines gathered for the next write, and writes
+    /// handed to SwiftNIO and not yet completed. What ``highWater`` and ``lowWater`` measure.
+    var unsent: Int { pending.readableBytes + inFlight }
+
+    /// Whether the view model is resumed: the client is taking bytes.
+    var isTakingBytes: Bool { manager?.isHostVisible ?? false }
 
     /// The client completed a command line (valid or not): it is not idle.
     func noteCommand() {
@@ -75,7 +98,7 @@ final class ClientConnection {
     private func backlogChanged(_ backlogged: Bool) {
         isBacklogged = backlogged
         guard !isClosed, !closeWhenFlushed, backlogged || viewModel.sink != nil else { return }
-        channel.setOption(ChannelOptions.autoRead, value: !backlogged).whenFailure { _ in }
+        socket.setReading(!backlogged)
     }
 
     /// The client has completed no command line for the idle timeout. A client that holds no subscription is told
@@ -94,7 +117,7 @@ final class ClientConnection {
     func close() {
         guard !closeWhenFlushed, !isClosed else { return }
         closeWhenFlushed = true
-        channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        socket.setReading(false)
         // One last batch, paused or not: the latest message of each topic, and the replies.
         for (_, line) in viewModel.outgoing.takeAll() { enqueue(line) }
         flush()
@@ -104,7 +127,7 @@ final class ClientConnection {
     /// Closes now, whatever is still queued (the shutdown deadline passed).
     func closeNow() {
         guard !isClosed else { return }
-        channel.close(promise: nil)
+        socket.close()
     }
 
     /// The client went away: clears the view model (its subscriptions end) and forgets the connection.
@@ -120,10 +143,24 @@ final class ClientConnection {
 
     // MARK: Writing
 
+    /// Resumes the view model, then sends what waited in its mailbox. The drain comes after the host is visible, so
+    /// that a batch which reaches ``highWater`` pauses it again (``enqueue(_:)``), rather than during the resume.
+    private func resume() {
+        manager?.hostDidAppear()
+        viewModel.drain()
+    }
+
+    /// Gathers `line` for the next write and pauses the view model the moment ``unsent`` reaches ``highWater``: what
+    /// is published for the client after that waits in its mailbox, coalesced per topic, instead of here.
+    ///
+    /// Counting only bytes in flight when the write is made, as this once did, let every line of one loop iteration
+    /// in: a publisher's 1,024 posts per iteration put 1 MB in flight, 16 times the mark, and a client that stopped
+    /// reading got that many stale lines before the latest of each topic.
     private func enqueue(_ line: String) {
         pending.writeString(line)
         pending.writeInteger(UInt8(ascii: "\n"))
         flusher?.schedule()
+        if unsent >= Self.highWater { manager?.hostDidDisappear() }
     }
 
     private func flush() {
@@ -132,23 +169,24 @@ final class ClientConnection {
         pending = ByteBuffer()
         let count = buffer.readableBytes
         inFlight += count
-        channel.writeAndFlush(buffer).whenComplete { [weak self] _ in
-            MainLoop.main.post { self?.written(count) }
-        }
-        if inFlight >= Self.highWater { manager?.hostDidDisappear() }
+        // The completion is recorded where no refused post can lose it (see `WriteLedger`).
+        let ledger = self.ledger!
+        socket.write(buffer) { ledger.record(count) }
     }
 
-    private func written(_ count: Int) {
-        inFlight -= count
+    /// Writes completed (the ledger's report): counts them, then closes a closing client that has taken everything,
+    /// or resumes one that is down to ``lowWater``.
+    private func writesCompleted() {
+        inFlight -= ledger.take()
         if closeWhenFlushed {
             closeIfFlushed()
-        } else if inFlight <= Self.lowWater {
-            manager?.hostDidAppear()
+        } else if unsent <= Self.lowWater {
+            resume()
         }
     }
 
     private func closeIfFlushed() {
         guard inFlight == 0, pending.readableBytes == 0, !isClosed else { return }
-        channel.close(promise: nil)
+        socket.close()
     }
 }

@@ -10,11 +10,14 @@ enum OutgoingKey: Hashable, Sendable {
 
 /// One client's state on the main loop: its subscriptions and its outgoing mailbox.
 ///
+/// Must be used on the main actor.
+///
 /// Its host is the client's connection (``ClientConnection``), which resumes it while the client's socket takes
 /// bytes and pauses it while it does not. While resumed, everything delivered goes straight to the connection, in
 /// order; while paused, it waits in ``outgoing``, a `KeyedMailbox` that keeps the latest message per topic and counts
-/// the ones it replaces. So a client that reads slowly costs the server at most one message per topic it
-/// subscribes to, never a backlog.
+/// the ones it replaces. The connection pauses it in the middle of a loop iteration, the moment the bytes it holds
+/// for the client reach its mark, so the lines published after that wait here too. So a client that reads slowly
+/// costs the server at most one message per topic it subscribes to beyond that mark, never a backlog.
 @MainActor
 final class ClientViewModel: BaseViewModel {
     let id: Int
@@ -22,10 +25,9 @@ final class ClientViewModel: BaseViewModel {
     let outgoing: KeyedMailbox<OutgoingKey, String>
     /// Topic → the observation of that topic, for the whole life of the client (paused clients keep collecting).
     private(set) var subscriptions: [String: Disposable] = [:]
-    /// Where lines go while resumed; set by the host for each resumed span.
-    var sink: ((String) -> Void)? {
-        didSet { drain() }
-    }
+    /// Where lines go while resumed; set by the host for each resumed span, which then calls ``drain()``. The host
+    /// may clear it from inside a call (it pauses the view model the moment the client holds enough).
+    var sink: ((String) -> Void)?
     private var nextReply: UInt64 = 0
 
     init(id: Int, loop: any Loop = MainLoop.main) {
@@ -48,6 +50,9 @@ final class ClientViewModel: BaseViewModel {
     }
 
     /// Sends everything waiting, in the order it was first queued, if the client is taking bytes.
+    ///
+    /// The whole batch goes to the sink even when the host pauses the view model part-way: the batch is already
+    /// coalesced (a line per topic, and the replies) and taken from the mailbox, which counted it as delivered.
     func drain() {
         guard let sink else { return }
         for (_, line) in outgoing.takeAll() { sink(line) }

@@ -13,7 +13,7 @@ import Mainline
 final class IdleTimer {
     /// How long without activity counts as idle.
     let timeout: Duration
-    private let loop: MainLoop
+    private let loop: any Loop
     private let onIdle: @MainActor () -> Void
     /// When activity was last noted (protected by the main actor, as every property here).
     private var lastActivity: LoopInstant
@@ -23,10 +23,10 @@ final class IdleTimer {
     ///
     /// - Parameters:
     ///   - timeout: How long without activity counts as idle; positive.
-    ///   - loop: The loop whose timers measure it.
+    ///   - loop: The loop whose timers measure it: the main loop, or a test's `TestLoop`.
     ///   - onIdle: Runs on the main actor when the client has been idle for `timeout`. The clock then starts again,
     ///     so `onIdle` runs every `timeout` for as long as the client stays idle and the timer is not cancelled.
-    init(timeout: Duration, loop: MainLoop = .main, onIdle: @escaping @MainActor () -> Void) {
+    init(timeout: Duration, loop: any Loop = MainLoop.main, onIdle: @escaping @MainActor () -> Void) {
         self.timeout = timeout
         self.loop = loop
         self.onIdle = onIdle
