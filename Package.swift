@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "mainline-postgres-publisher",
             dependencies: [
-                "MainlinePostgres", "MainlineEvents", "MainlineLoop",
+                "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
             ],
             path: "Tests/PostgresPublisherProbe"

@@ -16,6 +16,7 @@ import MainlineEvents
 import MainlineLoop
 import MainlinePostgres
 import PostgresNIO
+import _MainlineTestSupport
 
 /// What the subscription delivered, taken on the main loop. Main actor only.
 @MainActor final class Seen {
@@ -38,16 +39,11 @@ import PostgresNIO
 /// Waits until `condition` holds (checked on the main actor every 10 ms), on progress: fails only when `state` — what
 /// the probe has seen — has not changed for 60 seconds, so a busy machine makes the wait longer, never a failure.
 @MainActor func wait(_ what: String, state: () -> String, until condition: () -> Bool) async throws {
-    let clock = ContinuousClock()
-    var lastChange = clock.now
-    var last = state()
+    var standStill = StandStill<String>(limit: .seconds(60))
     while !condition() {
         let current = state()
-        if current != last {
-            last = current
-            lastChange = clock.now
-        } else if clock.now - lastChange >= .seconds(60) {
-            throw ProbeError("waiting for \(what), nothing moved for 60 s: \(current)")
+        if standStill.hasStoodStill(current) {
+            throw ProbeError("waited \(standStill.waited) for \(what), nothing moved for 60 s: \(current)")
         }
         try await Task.sleep(for: .milliseconds(10))
     }

@@ -81,28 +81,21 @@ final class TmuxSession {
         scrollback: Bool = false,
         _ condition: (String) -> Bool
     ) async throws -> String {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var lastChange = started
-        var last = ""
+        var standStill = StandStill<String>(limit: Self.stallLimit)
         while true {
             let current = try screen(scrollback: scrollback)
             if condition(current) { return current }
-            let now = clock.now
-            if current != last {
-                last = current
-                lastChange = now
-            } else if now - lastChange >= Self.stallLimit {
+            if standStill.hasStoodStill(current) {
                 Issue.record(
-                    "never saw: \(what); the screen stood still for \(Self.stallLimit) (after \(now - started) in all) and shows:\n\(last)"
+                    "never saw: \(what); the screen stood still for \(Self.stallLimit) (after \(standStill.waited) in all) and shows:\n\(current)"
                 )
-                return last
+                return current
             }
-            if now - started >= Self.overallLimit {
+            if standStill.waited >= Self.overallLimit {
                 Issue.record(
-                    "never saw: \(what) in \(Self.overallLimit), though the screen kept changing; it shows:\n\(last)"
+                    "never saw: \(what) in \(Self.overallLimit), though the screen kept changing; it shows:\n\(current)"
                 )
-                return last
+                return current
             }
             await Task.yield()  // each capture runs tmux, which paces the polling
         }

@@ -5,6 +5,7 @@ import MainlineLoop
 import MainlinePostgres
 import PostgresNIO
 import Testing
+import _MainlineTestSupport
 
 /// What a subscription delivered, taken from its mailbox on the main loop as a user's observer would.
 ///
@@ -47,20 +48,13 @@ func waitUntil(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: @MainActor () async throws -> Bool
 ) async throws {
-    let clock = ContinuousClock()
-    let started = clock.now
-    var lastMove = started
-    var lastState = state()
+    var standStill = StandStill<String>(limit: stall)
     while try await !condition() {
-        let now = clock.now
         let current = state()
-        if current != lastState {
-            lastState = current
-            lastMove = now
-        } else if now - lastMove >= stall {
+        if standStill.hasStoodStill(current) {
             let doing = current.isEmpty ? "" : "; what each side was doing: \(current)"
             Issue.record(
-                "waited \(now - started) for \(what), and nothing moved in the last \(stall)\(doing)",
+                "waited \(standStill.waited) for \(what), and nothing moved in the last \(stall)\(doing)",
                 sourceLocation: sourceLocation
             )
             throw TimedOut()
