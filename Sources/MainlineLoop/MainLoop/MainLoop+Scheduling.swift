@@ -1,4 +1,27 @@
+// The main loop's timers: the three scheduling calls of `SerialLoop` (`schedule(after:)`, `schedule(at:)`,
+// `scheduleRepeating(every:)`); the labelled forms are in `MainLoop+Labels.swift`.
 extension MainLoop {
+    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:_:)``.
+    ///
+    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    @MainActor @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        attachIfIdle()
+        return core.schedule(after: delay, now: now, body)
+    }
+
+    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``SerialLoop/scheduleRepeating(every:_:)``.
+    ///
+    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    @MainActor @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        attachIfIdle()
+        return core.scheduleRepeating(every: interval, now: now, body)
+    }
+
     /// Runs `body` once, on the main actor, at `deadline` on the loop's clock (``now``). Must be called on the main
     /// actor. See ``SerialLoop/schedule(at:_:)``.
     ///

@@ -308,27 +308,6 @@ public final class MainLoop: Loop, @unchecked Sendable {
         set { core.budgets = newValue }
     }
 
-    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:_:)``.
-    ///
-    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
-    @MainActor @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        attachIfIdle()
-        return core.schedule(after: delay, now: now, body)
-    }
-
-    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``SerialLoop/scheduleRepeating(every:_:)``.
-    ///
-    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
-    @MainActor @discardableResult
-    public func scheduleRepeating(
-        every interval: Duration,
-        _ body: @escaping @MainActor (ScheduledTask) -> Void
-    ) -> ScheduledTask {
-        attachIfIdle()
-        return core.scheduleRepeating(every: interval, now: now, body)
-    }
-
     /// Marks `notification` pending for this iteration's settle phase. See ``Loop/requestSettle(_:)``.
     @MainActor @discardableResult
     public func requestSettle(_ notification: SettleNotification) -> Bool {

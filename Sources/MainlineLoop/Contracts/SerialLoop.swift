@@ -201,5 +201,3 @@ public protocol SerialLoop: AnyObject, Sendable {
     @MainActor
     func snapshot() -> LoopSnapshot
 }
-
-extension EventLoop: SerialLoop {}

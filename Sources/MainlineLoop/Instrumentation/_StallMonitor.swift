@@ -1,0 +1,106 @@
+/// What the loop is running right now, stamped by the loop and read by the watchdog's thread.
+///
+/// All operations on `_StallMonitor` are thread-safe. The loop calls ``begin(_:)``, ``relabel(_:)`` and
+/// ``idle()`` on the main actor; the watchdog reads ``snapshot()`` on its own thread.
+///
+/// A stamp is one clock read and one uncontended lock; it is made only while a watchdog is installed.
+final class _StallMonitor: @unchecked Sendable {
+    // @unchecked Sendable: every `var` is protected by `lock`.
+    struct Snapshot {
+        var spanStart: UInt64
+        var spanGeneration: UInt64
+        var callbackStart: UInt64
+        var callbackGeneration: UInt64
+        var label: StaticString
+    }
+
+    private let lock = _Lock()
+    /// Whether a callback of the current busy span is running (between the first `begin` and `idle`).
+    private var isBusy = false
+    private var spanStart: UInt64 = 0
+    private var spanGeneration: UInt64 = 0
+    private var callbackStart: UInt64 = 0
+    private var callbackGeneration: UInt64 = 0
+    private var label: StaticString = "post"
+    /// The callback and span generations the watchdog reported and waits to see end (0: none), and when they ended.
+    private var watchedCallback: UInt64 = 0
+    private var watchedSpan: UInt64 = 0
+    private var watchedEnd: UInt64?
+    /// When the loop last went idle (finished its callbacks).
+    private var lastIdle: UInt64 = 0
+
+    /// A callback labelled `label` starts now (and, if the loop was idle, a busy span with it).
+    @inline(__always)
+    func begin(_ label: StaticString) {
+        let now = _UVClock.nanoseconds()
+        lock.lock()
+        if !isBusy {
+            isBusy = true
+            spanStart = now
+            spanGeneration &+= 1
+        } else if callbackGeneration == watchedCallback {
+            // The next callback begins: the reported one has ended.
+            watchedEnd = now
+        }
+        callbackStart = now
+        callbackGeneration &+= 1
+        self.label = label
+        lock.unlock()
+    }
+
+    /// The running callback is more precisely `label` (a labelled post says what it is once it runs).
+    func relabel(_ label: StaticString) {
+        lock.withLock { self.label = label }
+    }
+
+    /// The loop is about to wait: nothing runs until the next `begin`.
+    func idle() {
+        lock.withLock {
+            guard isBusy else { return }
+            isBusy = false
+            lastIdle = _UVClock.nanoseconds()
+            if watchedCallback != 0 || watchedSpan != 0, watchedEnd == nil,
+                callbackGeneration == watchedCallback || spanGeneration == watchedSpan
+            {
+                watchedEnd = lastIdle
+            }
+        }
+    }
+
+    /// The watchdog reported the callback `callback` (or, with `callback` 0, the span `span`): record when it ends.
+    func watch(callback: UInt64, span: UInt64) {
+        lock.withLock {
+            watchedCallback = callback
+            watchedSpan = callback == 0 ? span : 0
+            watchedEnd = nil
+        }
+    }
+
+    /// When the watched callback or span ended, once it has (and then stops watching).
+    func endOfWatched() -> UInt64? {
+        lock.withLock {
+            guard let end = watchedEnd else { return nil }
+            watchedCallback = 0
+            watchedSpan = 0
+            watchedEnd = nil
+            return end
+        }
+    }
+
+    /// When the loop last finished its callbacks: main-actor time before it was the loop's own.
+    var idleSince: UInt64 { lock.withLock { lastIdle } }
+
+    /// What runs now, or `nil` when the loop is idle.
+    func snapshot() -> Snapshot? {
+        lock.withLock {
+            guard isBusy else { return nil }
+            return Snapshot(
+                spanStart: spanStart,
+                spanGeneration: spanGeneration,
+                callbackStart: callbackStart,
+                callbackGeneration: callbackGeneration,
+                label: label
+            )
+        }
+    }
+}
