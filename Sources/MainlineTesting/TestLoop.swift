@@ -60,7 +60,7 @@ public final class TestLoop: Loop {
     public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
         self.now = now
         sharedNow = _Locked(now)
-        core = _LoopCore(budgets: budgets)
+        core = _LoopCore(budgets: budgets, loopName: "TestLoop")
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         // Virtual time: instrumentation measures what `simulateBusy(for:)` says a callback took.
         core.clock = { [unowned self] in self.now }

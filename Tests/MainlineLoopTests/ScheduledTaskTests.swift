@@ -17,7 +17,7 @@ struct ScheduledTaskLayoutTests {
     }
 
     @MainActor @Test func aLabelIsReadableWhileTheTaskIsScheduledAndGoneOnceItFired() {
-        let core = _LoopCore()
+        let core = _LoopCore(loopName: "ScheduledTaskTests")
         let labelled = core.schedule(after: .seconds(1), now: .zero, label: "refresh") {}
         let unlabelled = core.schedule(after: .seconds(1), now: .zero) {}
         #expect(labelled.label.map { "\($0)" } == "refresh")

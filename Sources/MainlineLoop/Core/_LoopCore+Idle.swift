@@ -29,24 +29,24 @@ extension _LoopCore {
     /// idle phase; what the bodies post, schedule or settle runs in the next iteration.
     @discardableResult
     package func runIdleIfNothingPending(now: @autoclosure () -> LoopInstant) -> Int {
-        guard idle.hasPending, !isShutDown else { return 0 }
-        guard !hasImmediateWork, !posts.hasIncoming, !posts.closed else { return 0 }
-        if let next = nextDeadline, next <= now() { return 0 }
-        let registrations = idle.takeAll()
-        guard let instruments else { return _RunningLoop.with(owner) { runIdle(registrations) } }
-        return measured(instruments) { runIdle(registrations) }
+        // Settle pending, or shut down, is other work: the rest of the rule is the scheduler's, as on an `EventLoop`.
+        guard
+            scheduler.idlePhaseIsDue(
+                otherWork: settleQueue.hasPending || isShutDown,
+                nextDeadline: nextDeadline,
+                now: now()
+            )
+        else { return 0 }
+        guard let instruments else { return _RunningLoop.with(owner) { runIdle() } }
+        return measured(instruments) { runIdle() }
     }
 
-    private func runIdle(_ registrations: [IdleRegistration]) -> Int {
+    private func runIdle() -> Int {
         let monitor = self.monitor
-        var ran = 0
-        for registration in registrations {
-            // Taken one at a time: a body may cancel one registered after it.
-            guard case .mainActor(let body) = idle.take(registration) else { continue }
+        return scheduler.runIdle { body in
+            guard case .mainActor(let body) = body else { return }
             monitor?.begin("idle")
             body()
-            ran += 1
         }
-        return ran
     }
 }

@@ -32,7 +32,7 @@ extension _LoopCore {
     /// Runs work of the driver's own (draining the main dispatch queue in owner mode) as part of the iteration:
     /// measured and stamped like the core's phases.
     package func runExternal(_ label: StaticString, _ body: () -> Void) {
-        progress.phase = .posts
+        progress.enter(.posts)
         guard let instruments else { return body() }
         monitor?.begin(label)
         instruments.ranOtherWork = true
@@ -42,14 +42,14 @@ extension _LoopCore {
     /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
     @inline(__always)
     package func willWait() {
-        progress.phase = .waiting
+        scheduler.willWait()
         monitor?.idle()
     }
 
     /// The iteration is over (its settle phase ran): hands its totals to the metrics and tells the watchdog the loop
     /// is idle.
     package func endIteration() {
-        progress.endIteration()
+        scheduler.endIteration()
         monitor?.idle()
         guard let instruments else { return }
         instruments.endIteration(

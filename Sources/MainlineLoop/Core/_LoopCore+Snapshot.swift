@@ -15,18 +15,11 @@ extension _LoopCore {
             state: state,
             now: now,
             phase: isShutDown ? .stopped : progress.phase,
-            pendingPosts: postsWaitingCount,
+            pendingPosts: scheduler.pendingPosts(onLoop: true),
             pendingSettleNotifications: settleQueue.pendingCount,
             pendingIdleBodies: idle.pendingCount,
             timers: timers.snapshot(),
-            counters: LoopSnapshot.Counters(
-                iterations: progress.iterations,
-                postsRun: progress.postsRun,
-                postsRejected: posts.rejectedCount,
-                postsDiscarded: discardedAtShutdown,
-                timersFired: progress.timersFired,
-                settleDeliveries: settleDeliveries
-            )
+            counters: scheduler.counters(settleDeliveries: settleDeliveries)
         )
     }
 

@@ -1,25 +1,31 @@
 import Glibc
 import Logging
 
-/// The scheduling core every loop shares: timers, posted work, the settle phase and signal handlers.
+/// The core of a main-actor loop: the scheduling core every loop runs (``scheduler``: posts, the timer phase's order,
+/// idle, progress), plus what only a main-actor loop has — main-actor timers, the settle phase, signal handlers,
+/// shutdown hooks and instrumentation.
 ///
-/// Must be used on the main actor, except ``posts``, which is thread-safe.
+/// Must be used on the main actor, except ``posts``, ``idle`` and ``scheduler``'s thread-safe parts.
 ///
 /// A driver owns one core and calls its phases: `MainLoop` from libuv callbacks (owner and guest mode),
 /// `TestLoop` from the test's `advance`/`runUntilIdle`. Keeping the phases here is what makes virtual time in
-/// tests behave exactly like the real loop: same ordering, same budgets, same settle rounds.
+/// tests behave exactly like the real loop: same ordering, same budgets, same settle rounds. An `EventLoop` runs the
+/// same ``scheduler``; it has no settle phase, signals or instrumentation, and its timers are thread-safe.
 @MainActor
 package final class _LoopCore {
-    /// Posted work; the only part of the core other threads touch.
+    /// The scheduling core shared with `EventLoop`: the post, timer and idle phases, and the progress counters.
+    package nonisolated let scheduler: _LoopScheduler
+    /// Posted work (the scheduler's); the only part of the core other threads touch.
     package nonisolated let posts: _JobQueue
-    /// Idle bodies (see `_LoopCore+Idle.swift`); thread-safe, like ``posts``.
-    package nonisolated let idle = _IdleQueue()
+    /// Idle bodies (the scheduler's; see `_LoopCore+Idle.swift`); thread-safe, like ``posts``.
+    package nonisolated let idle: _IdleQueue
     /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
     package nonisolated let serviceContext = _ServiceContextSwitch()
     /// The work budgets of one iteration.
     package var budgets: LoopBudgets {
         didSet {
             if budgets.maxPendingPosts != oldValue.maxPendingPosts { posts.setLimit(budgets.maxPendingPosts) }
+            scheduler.postsPerIteration = budgets.postsPerIteration
         }
     }
     /// Called when main-actor code changed what the loop must do next (a timer, a settle request) so that a
@@ -42,7 +48,7 @@ package final class _LoopCore {
     /// Whether ``shutDown()`` has run.
     package private(set) var isShutDown = false
     /// How many posted jobs shutdown released unrun because the drain deadline passed.
-    package private(set) var discardedAtShutdown = 0
+    package var discardedAtShutdown: Int { progress.discarded }
 
     // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
     /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. Phases read it once each.
@@ -54,9 +60,8 @@ package final class _LoopCore {
     var dropSources: [_DropSource] = []
     /// Whether a measured phase is running.
     var isMeasuring = false
-    /// The phase running now and the counters a snapshot reports (see `_LoopCore+Snapshot.swift`); protected by the
-    /// main actor.
-    var progress = _LoopProgress()
+    /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
+    var progress: _LoopProgress { scheduler.progress }
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []
 
@@ -66,9 +71,15 @@ package final class _LoopCore {
 
     private static let logger = Logger(label: "mainline.loop")
 
-    package nonisolated init(budgets: LoopBudgets = .default) {
+    package nonisolated init(budgets: LoopBudgets = .default, loopName: String) {
         self.budgets = budgets
-        posts = _JobQueue(limit: budgets.maxPendingPosts)
+        scheduler = _LoopScheduler(budgets: budgets, loopName: loopName)
+        posts = scheduler.posts
+        idle = scheduler.idle
+        scheduler.onDiscard = { [unowned self] released in
+            // The scheduler calls this in a post phase, which runs on the main actor for this core.
+            MainActor.assumeIsolated { self.instruments?.discardedPosts(released) }
+        }
         signals.watchDidChange = { [unowned self] signal, watched in self.signalWatchDidChange?(signal, watched) }
     }
 
@@ -214,7 +225,6 @@ package final class _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
-        progress.phase = .timers
         guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
         return measured(instruments) { fireDueTimers(now: now) }
     }
@@ -222,24 +232,29 @@ package final class _LoopCore {
     private func fireDueTimers(now: LoopInstant) -> Int {
         // Cancellations made off the loop since the last look: their bodies are released here, before any fires.
         _TimerCancellations.absorb()
-        let mark = timers.sequenceMark
         // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
         let instruments = self.instruments
         let monitor = self.monitor
-        var fired = 0
-        while let task = timers.popDue(now: now, scheduledBefore: mark) {
-            // Cancelled on another thread after the absorb above: it lost, its body never starts. The next absorb
-            // releases the body (the task is no longer in the heap, so nothing else changes).
-            guard task.commitFiring() else { continue }
-            if let instruments {
-                instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                monitor?.begin("timer")
+        // Main-actor timers (`_TimerQueue`, no lock: they are scheduled on the main actor only) where an `EventLoop`
+        // has thread-safe ones; the phase itself is the scheduler's.
+        return scheduler.runTimers(
+            sequenceMark: timers.sequenceMark,
+            popDue: { mark in
+                while let task = timers.popDue(now: now, scheduledBefore: mark) {
+                    // Cancelled on another thread after the absorb above: it lost, its body never starts. The next
+                    // absorb releases the body (the task is no longer in the heap, so nothing else changes).
+                    if task.commitFiring() { return task }
+                }
+                return nil
+            },
+            fire: { task in
+                if let instruments {
+                    instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
+                    monitor?.begin("timer")
+                }
+                fire(task, now: now)
             }
-            fire(task, now: now)
-            fired += 1
-        }
-        progress.timersFired &+= fired
-        return fired
+        )
     }
 
     private func fire(_ task: ScheduledTask, now: LoopInstant) {
@@ -279,7 +294,7 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
-        progress.phase = .posts
+        progress.enter(.posts)
         guard let instruments else { return _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) } }
         let ran = measured(instruments) { runPosts(limit: budgets.postsPerIteration) }
         instruments.postsRun += ran
@@ -287,27 +302,21 @@ package final class _LoopCore {
     }
 
     private func runPosts(limit: Int) -> Int {
-        _ = posts.refillIfDone()
-        // Publishes what ran: producers count the rest as pending.
+        // Publishes what ran: producers count the rest as pending. (A main-actor loop shuts down in the first post
+        // phase that finds the queue closed — its driver checks `posts.closed` — rather than over later iterations as
+        // an `EventLoop` does: its shutdown settles and runs hooks on the main actor; see `shutDown()`.)
         defer { posts.endPhase() }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
-        var ran = 0
-        // Each closure is released as soon as it has run: releasing a large batch at once stalls the loop.
-        while ran < limit, let job = posts.next() {
-            monitor?.begin("post")
-            // A main-actor job with its isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
-            job()
-            ran += 1
-        }
-        progress.postsRun &+= ran
-        return ran
+        let clock = self.clock
+        // Main-actor jobs with their isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
+        return scheduler.runPosts(limit: limit, now: { clock?() ?? _UVClock.now() }) { monitor?.begin("post") }
     }
 
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        progress.phase = .settle
+        progress.enter(.settle)
         guard let instruments else {
             return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
         }
@@ -318,7 +327,7 @@ package final class _LoopCore {
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
-        progress.phase = .posts
+        progress.enter(.posts)
         guard let instruments else { return _RunningLoop.with(owner) { signals.deliver(signal) } }
         monitor?.begin("signal")
         instruments.ranOtherWork = true
@@ -336,11 +345,11 @@ package final class _LoopCore {
 
     private func finalShutDown() -> Int {
         guard !isShutDown else { return 0 }
-        progress.phase = .stopping
+        progress.enter(.stopping)
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
         // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:)`).
         idle.close()
-        let ran = drainPosts(until: posts.closingDeadline)
+        let ran = drainPosts()
         instruments?.postsRun += ran
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         runShutdownHooks()
@@ -363,36 +372,16 @@ package final class _LoopCore {
         return ran
     }
 
-    /// Runs every job posted before the queue closed — or, with a deadline, those that start before it — and
-    /// releases the rest unrun, reporting how many (log and `mainline_loop_posts_discarded`). Returns how many ran.
-    private func drainPosts(until limit: _JobQueue.DrainDeadline?) -> Int {
-        let deadline: LoopInstant? =
-            switch (limit, clock) {
-            case (.at(let instant), _?): instant
-            case (.afterShutdownBegins(let duration), let clock?): clock() + duration
-            default: nil
-            }
+    /// Runs every job posted before the queue closed — with a drain deadline, only those that start before it: the
+    /// scheduler's one rule releases the rest unrun and reports them. Returns how many ran.
+    private func drainPosts() -> Int {
         var ran = 0
-        // Until every accepted post has run (a phase stops early at a post still being written) — with a deadline,
-        // one job at a time, each starting only before it (the clock read is cheap next to shutting down).
+        // Until every accepted post has run or was released (a phase stops early at a post still being written).
         while posts.pendingOnLoop > 0 {
-            if let deadline, let clock, clock() >= deadline { break }
-            let count = runPosts(limit: deadline == nil ? .max : 1)
+            let count = runPosts(limit: .max)
             ran += count
             if count == 0 { sched_yield() }
         }
-        guard deadline != nil else { return ran }
-        var discarded = posts.releaseBatch()
-        posts.closeForGood()
-        discarded += posts.releaseBatch()
-        if discarded > 0 {
-            Self.logger.warning(
-                "Loop shut down at its drain deadline with posted work still waiting; released it unrun",
-                metadata: ["discarded": "\(discarded)", "ran": "\(ran)"]
-            )
-            instruments?.discardedPosts(discarded)
-        }
-        discardedAtShutdown = discarded
         return ran
     }
 

@@ -16,31 +16,24 @@ extension EventLoop {
     /// ``LoopSnapshot/Counters/settleDeliveries`` are zero, and every ``LoopSnapshot/Timer/label`` is `nil`.
     /// ``LoopSnapshot/pendingPosts`` counts posted closures and executor jobs; the jobs of the batch a post phase is
     /// running count as pending until that phase ends (the loop publishes its progress per phase, not per job). An
-    /// iteration ends when the loop is about to wait.
+    /// iteration ends after the loop's wait for I/O (where the main loop's settle phase ends one).
     ///
     /// - Returns: The snapshot: `running`, `stopping` after ``stop()``, `stopped` once the thread has closed the loop.
     /// - Complexity: O(t log t) in the scheduled timers.
     public func snapshot() -> LoopSnapshot {
         let now = self.now
         let isStopped = driver.lifecycle.withLock { $0.closeResult != nil }
-        let queue = driver.queue.snapshotCounts
-        let progress = driver.progress
-        let state: LoopSnapshot.State = isStopped ? .stopped : (queue.isOpen ? .running : .stopping)
+        let scheduler = driver.scheduler
+        let state: LoopSnapshot.State = isStopped ? .stopped : (scheduler.posts.closed ? .stopping : .running)
         return LoopSnapshot(
             loop: description,
             state: state,
             now: now,
-            phase: isStopped ? .stopped : progress.phase,
-            pendingPosts: isStopped ? 0 : queue.pending,
+            phase: isStopped ? .stopped : scheduler.progress.phase,
+            pendingPosts: isStopped ? 0 : scheduler.pendingPosts(onLoop: false),
             pendingIdleBodies: driver.idle.pendingCount,
             timers: driver.timers.snapshot(),
-            counters: LoopSnapshot.Counters(
-                iterations: progress.iterations,
-                postsRun: progress.postsRun,
-                postsRejected: queue.rejected,
-                postsDiscarded: progress.discarded,
-                timersFired: progress.timersFired
-            )
+            counters: scheduler.counters()
         )
     }
 }

@@ -1,18 +1,21 @@
 import CLibUV
 import CMainlineShims
 import CoreMetrics
-import Logging
 
 extension EventLoop {
     /// What an ``EventLoop`` runs on the engine, on a thread of its own: posts and executor jobs, timers, idle bodies.
     ///
-    /// Created on any thread; `queue`, `timers`, `idle`, `lifecycle`, `progress`, `post` and `stop` are thread-safe;
-    /// everything else is protected by the loop thread (touched only in the engine's callbacks and `run()`).
+    /// Created on any thread; `scheduler`'s thread-safe parts, `queue`, `timers`, `idle`, `lifecycle`, `post` and
+    /// `stop` are thread-safe; everything else is protected by the loop thread (touched only in the engine's callbacks
+    /// and `run()`).
     ///
-    /// The engine (`_UVEngine`) runs one budget (`postsPerIteration`) of the queue per post phase — another thread's
-    /// post wakes it through the async handle; what the budget leaves runs in the next iteration without a system call —,
-    /// fires due timers in deadline order (ties in scheduling order), and before it blocks the driver runs the idle
-    /// bodies (`EventLoop.whenIdle(_:)`) when nothing else is pending and re-arms the engine's timer.
+    /// It runs the scheduling core every loop runs (`_LoopScheduler`, as `_LoopCore` does for the main loop): one
+    /// budget of the queue per post phase with the one drain-deadline rule — another thread's post wakes it through
+    /// the async handle; what the budget leaves runs in the next iteration without a system call —, due timers in
+    /// deadline order (ties in scheduling order), and before it blocks the idle phase and the decision whether it may.
+    /// What differs from the main loop is what isolation forces, each written down where it is: timers scheduled from
+    /// any thread (`_Timers`, under a lock), executor jobs in the queue, no settle phase, and shutdown over ordinary
+    /// iterations (nothing to settle or hook).
     ///
     /// The driver does not reference its `EventLoop`, so a loop nobody holds can be freed, and its `deinit` stops the
     /// thread.
@@ -20,35 +23,34 @@ extension EventLoop {
         // @unchecked Sendable: `engine` is written once in `init`; its loop-thread state and every `var` below are
         // touched only on the loop thread, which `pthread_create` starts after `init` (a happens-before edge).
         let name: String
+        /// The scheduling core, the same as the main loop's.
+        let scheduler: _LoopScheduler
+        /// Posted closures and executor jobs (the scheduler's).
         let queue: _JobQueue
         let timers: _Timers
-        /// Idle bodies (thread-safe).
-        let idle = _IdleQueue()
+        /// Idle bodies (the scheduler's; thread-safe).
+        let idle: _IdleQueue
         let lifecycle = _Locked(_Lifecycle())
-        /// The phase and counters a snapshot reports (thread-safe; written by the loop thread once per phase).
-        let progress = _Progress()
         private let engine: _UVEngine
-        private let budgets: LoopBudgets
-        /// `mainline_loop_posts_rejected{loop=<name>}` and `mainline_loop_posts_discarded{loop=<name>}`, through the
-        /// process's metrics system (an `EventLoop` has no instrumentation of its own).
+        /// `mainline_loop_posts_rejected{loop=<name>}`, through the process's metrics system (an `EventLoop` has no
+        /// instrumentation of its own).
         private let rejections: Counter
-        private let discards: Counter
 
-        /// While draining with a deadline: when posted closures stop running (protected by the loop thread).
-        // @exclusivity(unchecked): read before every job; touched only on the loop thread, never from a nested access.
-        @exclusivity(unchecked) private var drainDeadline: LoopInstant?
+        /// The phase and counters a snapshot reports (the scheduler's; thread-safe).
+        var progress: _LoopProgress { scheduler.progress }
         /// Posted closures released unrun at the drain deadline (final once the loop has stopped).
         var releasedAtDeadline: Int { progress.discarded }
 
-        private static let logger = Logger(label: "mainline.loop")
-
         init(name: String, budgets: LoopBudgets) {
             self.name = name
-            self.budgets = budgets
             rejections = Counter(label: LoopMetricName.postsRejected, dimensions: [("loop", name)])
-            discards = Counter(label: LoopMetricName.postsDiscarded, dimensions: [("loop", name)])
+            let discards = Counter(label: LoopMetricName.postsDiscarded, dimensions: [("loop", name)])
             let engine = _UVEngine(owner: .eventLoop)
-            let queue = _JobQueue(limit: budgets.maxPendingPosts)
+            scheduler = _LoopScheduler(budgets: budgets, loopName: name)
+            // `mainline_loop_posts_discarded{loop=<name>}`, reported by the scheduler's drain-deadline rule.
+            scheduler.onDiscard = { discards.increment(by: Int64($0)) }
+            let queue = scheduler.posts
+            idle = scheduler.idle
             self.engine = engine
             self.queue = queue
             // A timer that becomes the earliest wakes the loop (through the queue's waker, which the loop removes
@@ -107,9 +109,9 @@ extension EventLoop {
         }
 
         func engineRunPostPhase() {
-            progress.enter(.posts)
-            runPosts()
-            switch queue.afterPhase() {
+            scheduler.progress.enter(.posts)
+            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _UVClock.now) {}
+            switch scheduler.afterPosts() {
             case .moreWaiting:
                 // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
                 // snapshot, runs in the next iteration's post phase, which the loop requests itself.
@@ -117,52 +119,22 @@ extension EventLoop {
             case .idle:
                 break
             case .closed:
+                // Unlike the main loop (which shuts down in the first post phase that finds the queue closed, to
+                // settle and run hooks on the main actor), an `EventLoop` drains over ordinary iterations: executor
+                // jobs of tasks still running must keep arriving until none is left.
                 beginShutdown()
             }
         }
 
-        /// Runs at most one budget of posted closures and executor jobs, releasing each right after it ran.
-        private func runPosts() {
-            if case .at(let deadline) = queue.refillIfDone() {
-                drainDeadline = deadline
-            }
-            var ran = 0
-            let budget = budgets.postsPerIteration
-            while ran < budget {
-                // Draining with a deadline: a job starts only before it, as on the main loop (SerialLoop contract).
-                if let deadline = drainDeadline, _UVClock.now() >= deadline { releasePostsAtDeadline() }
-                guard let job = queue.next() else { break }
-                job()
-                ran += 1
-            }
-            progress.didRunPosts(ran)
-        }
-
-        /// The drain deadline passed: releases every posted closure not yet run, here and in the queue (executor jobs
-        /// still run), and reports how many.
-        private func releasePostsAtDeadline() {
-            drainDeadline = nil
-            let released = queue.releasePostsUnrun()
-            guard released > 0 else { return }
-            Self.logger.warning(
-                "EventLoop stopped at its drain deadline with posted work still waiting; released it unrun",
-                metadata: ["loop": "\(name)", "discarded": "\(released)"]
-            )
-            discards.increment(by: Int64(released))
-            progress.didDiscard(released)
-        }
-
         func engineRunTimers() {
-            progress.enter(.timers)
-            let now = _UVClock.now().nanoseconds
-            // Timers scheduled by this phase's callbacks wait for the next phase, even when already due.
-            let mark = timers.sequenceMark
-            var fired = 0
-            while let firing = timers.popDue(now: now, scheduledBefore: mark) {
-                firing.run()
-                fired += 1
-            }
-            progress.didFireTimers(fired)
+            let now = _UVClock.now()
+            // Thread-safe timers where the main loop has main-actor ones: the heap is behind `_Timers`' lock, and each
+            // body runs outside it.
+            let fired = scheduler.runTimers(
+                sequenceMark: timers.sequenceMark,
+                popDue: { timers.popDue(now: now.nanoseconds, scheduledBefore: $0) },
+                fire: { $0.run() }
+            )
             // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next): a post from
             // the loop's own thread does not wake it.
             if fired > 0, queue.hasIncoming { engine.requestPostPhase() }
@@ -178,34 +150,34 @@ extension EventLoop {
             return registration
         }
 
-        /// libuv's prepare phase, right before it blocks: runs the idle bodies when nothing else is pending, then arms
-        /// the engine for the earliest deadline and for jobs still waiting.
+        /// libuv's prepare phase, right before it blocks: runs the idle phase when it is due, then arms the engine for
+        /// the earliest deadline and for jobs still waiting.
         func enginePrepare() {
             guard !engine.isClosing else { return }
-            runIdleIfNothingPending()
-            progress.endIteration()
+            let nextDeadline = timers.nextDeadline.map(LoopInstant.init(nanoseconds:))
+            // No settle phase: nothing else counts as other work.
+            if scheduler.idlePhaseIsDue(otherWork: false, nextDeadline: nextDeadline, now: _UVClock.now()) {
+                _ = scheduler.runIdle { body in
+                    guard case .loopThread(let body) = body else { return }
+                    body()
+                }
+            }
+            scheduler.willWait()
             // Posts made, or a stop requested, on the loop thread did not wake it: this is where they are seen. With
             // nothing waiting, the queue is told the loop sleeps, so that the next post wakes it.
-            if queue.closed || !queue.prepareToSleep() { engine.requestPostPhase() }
+            if scheduler.mustRunPostsBeforeBlocking() { engine.requestPostPhase() }
             engine.prepareToBlock(deadline: timers.nextDeadline, hasImmediateWork: false)
         }
 
-        func engineCheck() {}
-
-        /// The idle phase: one atomic load when no idle body is registered.
-        private func runIdleIfNothingPending() {
-            guard idle.hasPending, !queue.needsPostPhase else { return }
-            if let next = timers.nextDeadline, next <= _UVClock.now().nanoseconds { return }
-            for registration in idle.takeAll() {
-                // Taken one at a time: a body may cancel one registered after it.
-                guard case .loopThread(let body) = idle.take(registration) else { continue }
-                body()
-            }
+        /// After the poll: the iteration is over (where the main loop's settle phase would run, then end it too).
+        func engineCheck() {
+            guard !engine.isClosing else { return }
+            scheduler.endIteration()
         }
 
         /// Everything posted has run and the queue is closed: close every handle so that `uv_run` returns.
         private func beginShutdown() {
-            progress.enter(.stopping)
+            scheduler.progress.enter(.stopping)
             // The loop will not be idle again: pending idle bodies are released unrun.
             idle.close()
             timers.close()

@@ -68,7 +68,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// Creates a loop of its own, for the package's tests: a process has one main loop, ``main``.
     package init(budgets: LoopBudgets = .default) {
-        core = _LoopCore(budgets: budgets)
+        core = _LoopCore(budgets: budgets, loopName: "MainLoop")
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         core.clock = { _UVClock.now() }
         // Written before `self` is shared; only ever called on the main actor.

@@ -1,0 +1,196 @@
+import Logging
+
+/// The scheduling core every loop runs, whatever its isolation: the post phase with its budget and its one
+/// drain-deadline rule, the timer phase's order, the idle phase, the decision before blocking, and the progress a
+/// snapshot reports.
+///
+/// `posts`, `idle` and `progress` are thread-safe; every other member must be called where the loop runs — the main
+/// actor for the loops of `_LoopCore` (`MainLoop`, `TestLoop`), the loop thread for an `EventLoop`. The loop that
+/// owns a scheduler is what serializes it.
+///
+/// The loops differ only where isolation forces it, and each difference is written down where it is: `_LoopCore`
+/// adds what only a main-actor loop has (settle, signals, shutdown hooks, instrumentation, main-actor timers);
+/// `EventLoop._Driver` adds thread-safe timers (`EventLoop._Timers`, scheduled from any thread) and executor jobs.
+/// Every phase below is written once and both call it.
+package final class _LoopScheduler: @unchecked Sendable {
+    // @unchecked Sendable: `posts`, `idle` and `progress` are thread-safe; `postsPerIteration`, `drain` and
+    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them.
+
+    /// Posted work (and an `EventLoop`'s executor jobs). Thread-safe.
+    package let posts: _JobQueue
+    /// Idle bodies. Thread-safe.
+    package let idle = _IdleQueue()
+    /// The phase and counters a snapshot reports. Thread-safe.
+    package let progress = _LoopProgress()
+    /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
+    var postsPerIteration: Int
+    /// Where the loop is with a drain deadline.
+    private var drain = Drain.notDraining
+    /// Reports posted jobs released unrun at a drain deadline to the loop's metrics (after the log line).
+    var onDiscard: ((Int) -> Void)?
+    /// What the log line calls the loop.
+    private let loopName: String
+
+    private static let logger = Logger(label: "mainline.loop")
+
+    private enum Drain {
+        case notDraining
+        /// The queue closed with a deadline: a posted job starts only before it.
+        case until(LoopInstant)
+        /// The deadline passed and what was waiting was released: nothing is held back any more.
+        case passed
+    }
+
+    package init(budgets: LoopBudgets, loopName: String) {
+        posts = _JobQueue(limit: budgets.maxPendingPosts)
+        postsPerIteration = budgets.postsPerIteration
+        self.loopName = loopName
+    }
+
+    // MARK: Phases
+
+    /// The timer phase: fires, through `fire`, each timer `popDue` hands out — due now and scheduled before the
+    /// phase began (`popDue` gets the sequence mark read first), in deadline order with ties in scheduling order,
+    /// as the heap (`_DeadlineHeap`) orders them. Timers scheduled by this phase's callbacks wait for the next one.
+    /// Returns how many fired.
+    @inline(__always)
+    package func runTimers<Firing>(
+        sequenceMark: UInt64,
+        popDue: (_ scheduledBefore: UInt64) -> Firing?,
+        fire: (Firing) -> Void
+    ) -> Int {
+        progress.enter(.timers)
+        var fired = 0
+        while let firing = popDue(sequenceMark) {
+            fire(firing)
+            fired &+= 1
+        }
+        progress.didFireTimers(fired)
+        return fired
+    }
+
+    /// The post phase: runs at most `limit` jobs of one snapshot of the post queue — what is left of the previous
+    /// snapshot (when the budget cut it short), or else everything posted so far — releasing each right after it ran.
+    /// Work posted while the phase runs, including from the loop itself, waits for a later phase. Returns how many
+    /// jobs ran.
+    ///
+    /// **The drain-deadline rule, the one for every loop:** once the queue is closed with a deadline, a posted job
+    /// starts only before it (read with `now`, the loop's clock, before each job); at the deadline every posted
+    /// closure still waiting — in the batch and behind it — is released unrun and reported (a warning through
+    /// `mainline.loop`, then ``onDiscard``). Executor jobs (an `EventLoop`'s) still run: their tasks must finish. A
+    /// deadline given as time after shutdown begins is fixed the first time a phase sees the closed queue.
+    ///
+    /// The caller ends the phase: ``afterPosts()``, or `posts.endPhase()` for a loop that shuts down its own way.
+    ///
+    /// - Parameter beforeEach: Runs before each job (the stall watchdog's stamp); inlined, so `{}` costs nothing.
+    @inline(__always)
+    package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: () -> Void) -> Int {
+        if let closing = posts.refillIfDone(), case .notDraining = drain { beginDraining(closing, now: now) }
+        // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
+        var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
+        var ran = 0
+        while ran < limit {
+            if let until = deadline, now() >= until {
+                releaseAtDeadline()
+                deadline = nil
+            }
+            guard let job = posts.next() else { break }
+            beforeEach()
+            job()
+            ran &+= 1
+        }
+        progress.didRunPosts(ran)
+        return ran
+    }
+
+    /// Ends a post phase and says what follows it (see `_JobQueue.AfterPhase`).
+    package func afterPosts() -> _JobQueue.AfterPhase { posts.afterPhase() }
+
+    /// The loop is about to block: whether it must run a post phase first — jobs are waiting, or the queue was closed
+    /// (the post phase is where a loop notices that) — because a post or a `stop()` from inside the loop's own phases
+    /// does not wake it. When it says `false` the queue has been told that the loop sleeps, so that the next post
+    /// wakes it: ask it only right before blocking.
+    package func mustRunPostsBeforeBlocking() -> Bool { posts.closed || !posts.prepareToSleep() }
+
+    /// Whether the idle phase is due: bodies are registered and nothing else is pending — no other immediate work
+    /// (`otherWork`: settle on a main-actor loop), no posts waiting, the queue not closing, no timer due at `now`.
+    ///
+    /// Costs one atomic load when no body is registered.
+    @inline(__always)
+    package func idlePhaseIsDue(
+        otherWork: Bool,
+        nextDeadline: @autoclosure () -> LoopInstant?,
+        now: @autoclosure () -> LoopInstant
+    ) -> Bool {
+        guard idle.hasPending, !otherWork, posts.batchIsDone, !posts.needsPostPhase else { return false }
+        if let next = nextDeadline(), next <= now() { return false }
+        return true
+    }
+
+    /// The idle phase: runs, through `run`, every body registered before the phase began, in registration order.
+    /// Returns how many ran. Bodies registered while the phase runs wait for the next idle phase; what the bodies
+    /// post, schedule or settle runs in the next iteration.
+    func runIdle(_ run: (_IdleBody) -> Void) -> Int {
+        var ran = 0
+        for registration in idle.takeAll() {
+            // Taken one at a time: a body may cancel one registered after it.
+            guard let body = idle.take(registration) else { continue }
+            run(body)
+            ran += 1
+        }
+        return ran
+    }
+
+    /// The loop is about to wait for I/O or time.
+    @inline(__always)
+    package func willWait() { progress.enter(.waiting) }
+
+    /// The iteration is over.
+    @inline(__always)
+    package func endIteration() { progress.endIteration() }
+
+    // MARK: Draining
+
+    private func beginDraining(_ closing: _JobQueue.DrainDeadline, now: () -> LoopInstant) {
+        switch closing {
+        case .at(let instant): drain = .until(instant)
+        case .afterShutdownBegins(let duration): drain = .until(now() + duration)
+        }
+    }
+
+    /// The drain deadline passed: releases every posted closure not yet run, in the batch and behind it (executor
+    /// jobs still run), and reports how many.
+    private func releaseAtDeadline() {
+        drain = .passed
+        let released = posts.releasePostsUnrun()
+        guard released > 0 else { return }
+        Self.logger.warning(
+            "Loop stopped at its drain deadline with posted work still waiting; released it unrun",
+            metadata: ["loop": "\(loopName)", "discarded": "\(released)"]
+        )
+        progress.didDiscard(released)
+        onDiscard?(released)
+    }
+
+    // MARK: Snapshots
+
+    /// The counters a snapshot reports, the same for every loop: `settleDeliveries` is the settle queue's (zero for
+    /// a loop without settle).
+    package func counters(settleDeliveries: Int = 0) -> LoopSnapshot.Counters {
+        LoopSnapshot.Counters(
+            iterations: progress.iterations,
+            postsRun: progress.postsRun,
+            postsRejected: posts.rejectedCount,
+            postsDiscarded: progress.discarded,
+            timersFired: progress.timersFired,
+            settleDeliveries: settleDeliveries
+        )
+    }
+
+    /// How many jobs wait for a post phase, the same rule for every loop: exact where the loop runs (a job that is
+    /// running is no longer waiting); from any other thread, as of the loop's last post phase (the jobs of the batch
+    /// a phase is running count until it ends: the loop publishes its progress per phase, not per job).
+    package func pendingPosts(onLoop: Bool) -> Int {
+        onLoop ? posts.pendingOnLoop : posts.pendingCount
+    }
+}
