@@ -37,6 +37,8 @@ package final class _LoopScheduler: @unchecked Sendable {
         case notDraining
         /// The queue closed with a deadline: a posted job starts only before it.
         case until(LoopInstant)
+        /// The queue closed without a deadline: everything posted runs.
+        case withoutDeadline
         /// The deadline passed and what was waiting was released: nothing is held back any more.
         case passed
     }
@@ -85,7 +87,10 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// - Parameter beforeEach: Runs before each job (the stall watchdog's stamp); inlined, so `{}` costs nothing.
     @inline(__always)
     package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: () -> Void) -> Int {
-        if let closing = posts.refillIfDone(), case .notDraining = drain { beginDraining(closing, now: now) }
+        // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
+        // the deadline is fixed then, once (one atomic load per phase until the queue closes).
+        if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
+        _ = posts.refillIfDone()
         // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
         var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
         var ran = 0
@@ -151,10 +156,11 @@ package final class _LoopScheduler: @unchecked Sendable {
 
     // MARK: Draining
 
-    private func beginDraining(_ closing: _JobQueue.DrainDeadline, now: () -> LoopInstant) {
+    private func beginDraining(_ closing: _JobQueue.DrainDeadline?, now: () -> LoopInstant) {
         switch closing {
         case .at(let instant): drain = .until(instant)
         case .afterShutdownBegins(let duration): drain = .until(now() + duration)
+        case nil: drain = .withoutDeadline
         }
     }
 
