@@ -183,6 +183,18 @@ public final class TestLoop: Loop {
         core.requestSettle(notification)
     }
 
+    /// Asks, from any thread, for `request` to be settled at the next step's settle phase (the current step's, when
+    /// one is running), without posting a job, as `MainLoop` does. Thread-safe. See `Loop.requestSettle(fromAnyThread:)`.
+    ///
+    /// - Returns: `false` once the loop has shut down.
+    @discardableResult
+    public nonisolated func requestSettle(fromAnyThread request: any SettleRequest) -> Bool {
+        switch core.requestSettle(fromAnyThread: request) {
+        case .enqueued, .enqueuedWithoutWaker: true
+        case .closed, .full: false
+        }
+    }
+
     /// Registers a handler for `signal`, delivered by ``raise(_:)``. See `Loop.onSignal(_:_:)`.
     @discardableResult
     public func onSignal(
@@ -315,11 +327,16 @@ public final class TestLoop: Loop {
     /// scheduled for later. An idle body registered by a callback does not count: it waits for a step.
     public var hasPendingWork: Bool { hasWorkDueNow || core.nextDeadline != nil }
 
-    /// How many posted bodies the loop has run so far: how often other threads woke it with work.
+    /// How many posted bodies the loop has run so far: how often it was handed work to run.
     ///
-    /// Code that promises to wake its loop a bounded number of times (a lazy event triggered from many threads, a
-    /// mailbox) is tested by reading this before and after.
+    /// Code that promises to post a bounded number of times is tested by reading this before and after; a lazy event
+    /// triggered from many threads, or a mailbox, posts nothing and asks through ``settleRequestsFromOtherThreads``.
     public var postsRun: Int { core.postsRun }
+
+    /// How many settle requests from other threads (`Loop.requestSettle(fromAnyThread:)`, which lazy events and
+    /// mailboxes make on a worker thread) the loop has taken so far: what asked it for work besides posts. A burst of
+    /// triggers that coalesces into one delivery takes one.
+    public var settleRequestsFromOtherThreads: Int { core.settleRequestsTaken }
 
     /// The number of scheduled timers.
     public var scheduledTimerCount: Int { core.scheduledTimerCount }

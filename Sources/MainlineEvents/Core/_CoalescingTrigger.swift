@@ -10,7 +10,9 @@ import MainlineLoop
 ///   object (a ``_FlaggedObject``), which its owner stores inline too, so a pending trigger follows one pointer.
 /// - The first trigger after a delivery sets the flag; on the loop's own thread (inside one of its phases) it
 ///   requests settle directly, so delivery happens in the settle phase of the current iteration; anywhere else
-///   it posts one job that requests settle, so the loop wakes once however many triggers follow.
+///   it hands the loop its ``Request`` (`Loop.requestSettle(fromAnyThread:)`: no posted job, a wake-up only if the
+///   loop sleeps), which the loop resolves in the settle phase of the iteration that sees it — so the loop wakes
+///   at most once however many triggers follow.
 /// - The owner calls ``willDeliver()`` first thing in its delivery, so a trigger during delivery (or racing it
 ///   from another thread) schedules exactly one more.
 struct _CoalescingTrigger: @unchecked Sendable {
@@ -27,11 +29,16 @@ struct _CoalescingTrigger: @unchecked Sendable {
     /// The state, and the flag: true from the first trigger until the delivery starts; true forever once cancelled.
     private let storage: _FlaggedObject<State>
 
+    /// What another thread hands the loop: resolved on the main actor, weakly, so a pending request does not keep
+    /// the owner's storage alive.
+    private let request: Request
+
     private static let requestOnLoop = _MainActorCallback<_FlaggedObject<State>> { request($0) }
 
     init(loop: any Loop) {
         self.loop = loop
         storage = .make(State(loop: loop))
+        request = Request(storage)
     }
 
     /// The loop that delivers. Thread-safe (immutable; a copy of the state's, so other threads never read the
@@ -51,26 +58,19 @@ struct _CoalescingTrigger: @unchecked Sendable {
     @inline(__always)
     func fire() {
         if storage.loadFlagRelaxed() { return }
-        Self.schedule(storage, loop)
+        Self.schedule(storage, loop, request)
     }
 
     /// The first trigger after a delivery: kept out of line so that `fire()` stays a load and a branch.
     @inline(never)
-    private static func schedule(_ storage: _FlaggedObject<State>, _ loop: any Loop) {
+    private static func schedule(_ storage: _FlaggedObject<State>, _ loop: any Loop, _ request: Request) {
         guard storage.exchangeFlag(expected: false, desired: true) else { return }
         if _RunningLoop.isRunning(loop) {
             requestOnLoop(storage)
-        } else if !postRequest(storage, to: loop) {
+        } else if !loop.requestSettle(fromAnyThread: request) {
             // The loop has stopped: nothing will ever be delivered. Keep the flag honest.
             storage.storeFlagReleasing(false)
         }
-    }
-
-    /// Posts a job that requests settle; weak, so a pending delivery does not keep its owner's storage alive.
-    private static func postRequest(_ storage: _FlaggedObject<State>, to loop: any Loop) -> Bool {
-        // nonisolated(unsafe): the job reaches the storage only on the main actor (the header's rule).
-        nonisolated(unsafe) weak let weakStorage = storage
-        return loop.post { weakStorage.map(request) }
     }
 
     /// Must be called by the owner as its delivery begins.
@@ -91,6 +91,24 @@ struct _CoalescingTrigger: @unchecked Sendable {
         else { return }
         if !storage.unsafeHeader.pointee.loop.requestSettle(notification) && !notification.isPending {
             storage.storeFlagReleasing(false)
+        }
+    }
+
+    /// The trigger as a ``SettleRequest`` another thread hands the loop: one per trigger, made with it, so a request
+    /// allocates nothing.
+    final class Request: SettleRequest, @unchecked Sendable {
+        // @unchecked Sendable: `storage` is immutable and dereferenced only in `notificationToSettle()`, on the main
+        // actor (the header's rule); a weak reference is safe to hold on any thread.
+        private weak let storage: _FlaggedObject<State>?
+
+        init(_ storage: _FlaggedObject<State>) {
+            self.storage = storage
+        }
+
+        /// The owner's notification, unless the trigger was cancelled or its owner is gone. Main actor.
+        @MainActor func notificationToSettle() -> SettleNotification? {
+            guard let storage, !storage.unsafeHeader.pointee.isCancelled else { return nil }
+            return storage.unsafeHeader.pointee.notification
         }
     }
 }

@@ -53,6 +53,20 @@ where
     @MainActor @discardableResult
     func requestSettle(_ notification: SettleNotification) -> Bool
 
+    /// Asks, from any thread, for `request`'s notification to be marked pending in the settle phase of the iteration
+    /// that sees it — the current one when the loop is running, the next one when it sleeps (then it wakes once).
+    ///
+    /// Thread-safe; never blocks and never delivers synchronously. The loop resolves the request on the main actor
+    /// (``SettleRequest/notificationToSettle()``) and then follows ``requestSettle(_:)``'s rules: requests of one
+    /// notification coalesce into one delivery, by height, in rounds. `MainLoop` and `TestLoop` take the request
+    /// without posting a job (one compare-and-swap, and a wake-up only when the loop sleeps); the default for other
+    /// loops posts one job that makes the request.
+    ///
+    /// - Parameter request: What to settle; a ``SettleNotification`` is its own request.
+    /// - Returns: `true` if the loop will resolve the request; `false` if the loop has stopped (it never will).
+    @discardableResult
+    func requestSettle(fromAnyThread request: any SettleRequest) -> Bool
+
     /// Runs `handler` on the main actor whenever `signal` arrives, until the registration is cancelled.
     ///
     /// - Parameters:
@@ -141,6 +155,19 @@ extension Loop {
     /// - Returns: What became of `body`.
     public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
         post(body) ? .accepted : .stopped
+    }
+
+    /// Posts one job that resolves `request` and requests settle with it: the default for loops without a settle inbox
+    /// of their own. Thread-safe. See ``Loop/requestSettle(fromAnyThread:)``.
+    ///
+    /// - Parameter request: What to settle.
+    /// - Returns: `true` if the job was posted; `false` if the loop has stopped.
+    @discardableResult
+    public func requestSettle(fromAnyThread request: any SettleRequest) -> Bool {
+        post {
+            guard let notification = request.notificationToSettle() else { return }
+            self.requestSettle(notification)
+        }
     }
 
     /// Stops the loop, ignoring the deadline: the default for loops that always drain completely.

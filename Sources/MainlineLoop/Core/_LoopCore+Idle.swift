@@ -32,7 +32,7 @@ extension _LoopCore {
         // Settle pending, or shut down, is other work: the rest of the rule is the scheduler's, as on an `EventLoop`.
         guard
             scheduler.idlePhaseIsDue(
-                otherWork: settleQueue.hasPending || isShutDown,
+                otherWork: settleQueue.hasPending || settleInbox.hasRequests || isShutDown,
                 nextDeadline: nextDeadline,
                 now: now()
             )

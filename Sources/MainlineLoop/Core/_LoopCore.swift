@@ -67,6 +67,8 @@ package final class _LoopCore {
 
     let timers = _TimerQueue()
     let settleQueue = _SettleQueue()
+    /// Settle requests from other threads, moved into `settleQueue` at the start of each settle phase.
+    nonisolated let settleInbox = _SettleInbox()
     private let signals = _SignalRegistry()
 
     private static let logger = Logger(label: "mainline.loop")
@@ -146,6 +148,32 @@ package final class _LoopCore {
         return true
     }
 
+    /// Asks for `request` to be settled, from any thread: pushes it on the settle inbox (one compare-and-swap) and
+    /// wakes the loop if it sleeps — no posted job. The loop resolves it in the settle phase of the iteration that
+    /// sees it: this one's, when the loop is running. Thread-safe.
+    ///
+    /// - Returns: `.enqueued`; `.enqueuedWithoutWaker` when the loop has not started (the caller starts it, as for a
+    ///   post); `.closed` once the core has shut down (the request is dropped).
+    package nonisolated func requestSettle(fromAnyThread request: any SettleRequest) -> _JobQueue.EnqueueResult {
+        guard settleInbox.push(request) else { return .closed }
+        // After the push (sequentially consistent, as the loop's setting of the bit before it looks at the inbox):
+        // either the loop sees the request before it blocks, or this sees that it sleeps and wakes it.
+        return posts.wakeIfSleeping()
+    }
+
+    /// How many requests from other threads settle phases have taken so far.
+    package private(set) var settleRequestsTaken = 0
+
+    /// Moves the requests made from other threads into the settle queue, in the order they were made.
+    private func absorbSettleInbox() {
+        let requests = settleInbox.takeAll()
+        settleRequestsTaken &+= requests.count
+        for request in requests {
+            guard let notification = request.notificationToSettle() else { continue }
+            _ = requestSettle(notification)
+        }
+    }
+
     package func onSignal(
         _ signal: LoopSignal,
         _ handler: @escaping @MainActor (LoopSignal) -> Void
@@ -199,7 +227,7 @@ package final class _LoopCore {
 
     /// Whether the next iteration has work that must not wait for I/O: posts left over from the budget, or
     /// notifications pending for settle.
-    package var hasImmediateWork: Bool { !posts.batchIsDone || settleQueue.hasPending }
+    package var hasImmediateWork: Bool { !posts.batchIsDone || settleQueue.hasPending || settleInbox.hasRequests }
 
     /// Whether notifications are pending for settle: after a settle phase, only those requested again faster than its
     /// round budget delivers them (requesting settle is main-actor work, so the loop's own callbacks asked).
@@ -317,6 +345,7 @@ package final class _LoopCore {
     @discardableResult
     package func runSettle() -> Int {
         progress.enter(.settle)
+        absorbSettleInbox()
         guard let instruments else {
             return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
         }
@@ -351,9 +380,14 @@ package final class _LoopCore {
         idle.close()
         let ran = drainPosts()
         instruments?.postsRun += ran
+        absorbSettleInbox()
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         runShutdownHooks()
         isShutDown = true
+        // Requests from other threads are refused from here on; what arrived before is settled with the hooks' work.
+        for request in settleInbox.close() {
+            if let notification = request.notificationToSettle() { _ = settleQueue.request(notification) }
+        }
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         let discarded = settleQueue.removeAll()
         if discarded > 0 {

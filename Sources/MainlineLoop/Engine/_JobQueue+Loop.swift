@@ -107,7 +107,9 @@ extension _JobQueue {
             guard word >> Self.shift == cursor.pointee.position else { return false }
             if word & Self.sleepingBit != 0 { return true }
             // Fails when a producer reserved meanwhile (or the state changed): look again.
-            if tail.compareExchange(expected: word, desired: word | Self.sleepingBit, ordering: .acquiringAndReleasing)
+            // Sequentially consistent: what the loop reads after this (a settle inbox, `_SettleInbox`) cannot be read
+            // before the bit is visible, so a producer that pushed there either is seen or sees the bit and wakes.
+            if tail.compareExchange(expected: word, desired: word | Self.sleepingBit, ordering: .sequentiallyConsistent)
                 .exchanged
             {
                 return true

@@ -265,6 +265,26 @@ package final class _JobQueue: @unchecked Sendable {
         return .enqueued
     }
 
+    /// Wakes the loop if it went to sleep on an empty queue, for a request that is not a job (a settle request from
+    /// another thread): clears the sleeping bit — this caller, and no producer after it, wakes the loop — and calls
+    /// the waker. One sequentially consistent load when the loop is awake. Thread-safe.
+    ///
+    /// - Returns: `.enqueued`, or `.enqueuedWithoutWaker` when no waker is installed yet (the caller starts the loop,
+    ///   as for a post).
+    package func wakeIfSleeping() -> EnqueueResult {
+        var word = tail.load(ordering: .sequentiallyConsistent)
+        while word & Self.sleepingBit != 0 {
+            let (cleared, found) = tail.compareExchange(
+                expected: word,
+                desired: word & ~Self.sleepingBit,
+                ordering: .sequentiallyConsistent
+            )
+            if cleared { return wakeTheLoop() }
+            word = found
+        }
+        return .enqueued
+    }
+
     /// Installs (or, with `nil`, removes) what wakes the loop. Wakes at once when jobs are already waiting.
     ///
     /// After `setWaker(nil)` has returned no thread is still calling the old waker: it runs under the same lock.

@@ -315,6 +315,25 @@ public final class MainLoop: Loop, @unchecked Sendable {
         return core.requestSettle(notification)
     }
 
+    /// Asks, from any thread, for `request` to be settled in the iteration that sees it: no posted job, one
+    /// compare-and-swap, and one wake-up when the loop sleeps. Thread-safe. See ``Loop/requestSettle(fromAnyThread:)``.
+    ///
+    /// Like a post, a request made before the loop was hosted starts it as a guest.
+    @discardableResult
+    public nonisolated func requestSettle(fromAnyThread request: any SettleRequest) -> Bool {
+        switch core.requestSettle(fromAnyThread: request) {
+        case .enqueued:
+            return true
+        case .enqueuedWithoutWaker:
+            attachAsGuest()
+            // A waker installed by the attach wakes the loop for jobs already waiting, not for this request.
+            _ = core.posts.wake()
+            return true
+        case .closed, .full:
+            return false
+        }
+    }
+
     /// Runs `handler` on the main actor whenever `signal` arrives. See ``Loop/onSignal(_:_:)``.
     @MainActor @discardableResult
     public func onSignal(

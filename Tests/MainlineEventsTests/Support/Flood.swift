@@ -18,7 +18,7 @@ let floodLastSequences = Array(repeating: floodPerProducer - 1, count: 4)
 /// while the test's main actor keeps stepping `loop` (so the consumer drains concurrently), until every producer
 /// has finished and the loop is idle.
 ///
-/// Returns how many posted jobs the loop ran meanwhile: how often producers woke it.
+/// Returns how often producers woke the loop meanwhile: posted jobs it ran plus settle requests it took.
 @MainActor
 func flood(
     loop: TestLoop,
@@ -28,6 +28,7 @@ func flood(
 ) async -> Int {
     let finished = _Locked(0)
     let postsBefore = loop.postsRun
+    let requestsBefore = loop.settleRequestsFromOtherThreads
     for producer in 0..<producers {
         Thread.detachNewThread {
             for sequence in 0..<perProducer { place(producer, sequence) }
@@ -38,7 +39,9 @@ func flood(
     // iterations in a row, which `runUntilIdle()` reports as a loop retriggering itself (a fresh-clone CI's plain run
     // trapped on it once). No attempt bound, as before: the flood ends when its producers have and the loop is idle.
     await loop.run(until: { finished.withLock { $0 } == producers && !loop.hasPendingWork }, attempts: .max)
-    return loop.postsRun - postsBefore
+    // A wake-up is anything another thread asked of the loop: a post, or a settle request (what lazy events and
+    // mailboxes make: one per burst that coalesces into one delivery).
+    return (loop.postsRun - postsBefore) + (loop.settleRequestsFromOtherThreads - requestsBefore)
 }
 
 /// Checks per-producer order of delivered values: each producer's sequence numbers must strictly increase.
