@@ -284,12 +284,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
                 driver.guestPump?.detach()
                 driver.guestPump = nil
             }
-            // Owner mode: libuv runs on this thread; another thread wakes it through the async handle. A post from
-            // inside one of the loop's phases needs no wake-up: the driver looks for posts before every poll.
-            let identity = UInt(bitPattern: core.owner)
-            core.posts.setWaker {
-                if !_RunningLoop.isRunning(identity: identity) { driver.wake() }
-            }
+            driver.installOwnerModeWaker()
             driver.startDrainingMainQueue()
             driver.runUntilClosed()
             // Main-queue work submitted before the loop closed runs now rather than never.

@@ -60,6 +60,16 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
         engine.wake()
     }
 
+    /// Owner mode: installs the job queue's waker — what another thread's post, or settle request, calls when it finds
+    /// the loop asleep: `uv_async_send` through the async handle. A post from inside one of the loop's phases needs no
+    /// wake-up: the driver looks for posts before every poll.
+    func installOwnerModeWaker() {
+        let identity = UInt(bitPattern: core.owner)
+        core.posts.setWaker { [self] in
+            if !_RunningLoop.isRunning(identity: identity) { wake() }
+        }
+    }
+
     // MARK: Iterations
 
     /// Runs libuv until shutdown completes (owner mode).
