@@ -233,14 +233,6 @@ package final class _LoopCore {
     /// round budget delivers them (requesting settle is main-actor work, so the loop's own callbacks asked).
     package var hasSettlePending: Bool { settleQueue.hasPending }
 
-    /// Whether posted work is waiting for a later post phase: the rest of a snapshot the budget cut short, or
-    /// posts that arrived after the snapshot was taken.
-    ///
-    /// Thread-safe parts aside, a driver must check this after every post phase and wake itself when it is
-    /// `true`: producers wake only a loop that went to sleep on an empty queue, so posts that piled up behind a
-    /// snapshot would otherwise wait forever.
-    package var hasPostsWaiting: Bool { posts.hasIncoming }
-
     /// Whether a driver must run a post phase before it blocks: posts are waiting, or the post queue was closed (the post
     /// phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
     /// from inside the loop's own phases does not wake it. When it says `false`, the queue has been told that the loop

@@ -108,8 +108,30 @@ package final class _LoopScheduler: @unchecked Sendable {
         return ran
     }
 
-    /// Ends a post phase and says what follows it (see `_JobQueue.AfterPhase`).
-    package func afterPosts() -> _JobQueue.AfterPhase { posts.afterPhase() }
+    /// When a loop shuts down once its queue is closed.
+    package enum ShutdownPoint {
+        /// In the first post phase that finds the queue closed; the loop then drains what is left itself. The
+        /// main-actor loops: their shutdown (`_LoopCore.shutDown()`) settles and runs hooks on the main actor.
+        case atClose
+        /// Once ordinary iterations have drained the queue: an `EventLoop`, whose running tasks' executor jobs keep
+        /// arriving until none is left.
+        case whenDrained
+    }
+
+    /// Ends a post phase and says what follows it (see `_JobQueue.AfterPhase`): `.closed` when the loop must shut down
+    /// now (at `point`), `.moreWaiting` when it must come round for posts itself (producers wake only a loop that went
+    /// to sleep), `.idle` when it may block.
+    package func afterPosts(shutsDown point: ShutdownPoint) -> _JobQueue.AfterPhase {
+        if case .atClose = point, posts.closed {
+            posts.endPhase()
+            return .closed
+        }
+        return posts.afterPhase()
+    }
+
+    /// Whether posts wait for a post phase: after the timer phase, what the timers posted (a post from the loop's own
+    /// thread wakes nothing) runs in this iteration's post phase if the loop asks for it.
+    package var hasPostsWaiting: Bool { posts.hasIncoming }
 
     /// The loop is about to block: whether it must run a post phase first — jobs are waiting, or the queue was closed
     /// (the post phase is where a loop notices that) — because a post or a `stop()` from inside the loop's own phases

@@ -111,7 +111,7 @@ extension EventLoop {
         func engineRunPostPhase() {
             scheduler.progress.enter(.posts)
             _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _UVClock.now) {}
-            switch scheduler.afterPosts() {
+            switch scheduler.afterPosts(shutsDown: .whenDrained) {
             case .moreWaiting:
                 // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
                 // snapshot, runs in the next iteration's post phase, which the loop requests itself.
@@ -119,9 +119,8 @@ extension EventLoop {
             case .idle:
                 break
             case .closed:
-                // Unlike the main loop (which shuts down in the first post phase that finds the queue closed, to
-                // settle and run hooks on the main actor), an `EventLoop` drains over ordinary iterations: executor
-                // jobs of tasks still running must keep arriving until none is left.
+                // `.whenDrained`, not the main loop's `.atClose` (which settles and runs hooks on the main actor as it
+                // shuts down): executor jobs of tasks still running must keep arriving until none is left.
                 beginShutdown()
             }
         }
@@ -137,7 +136,7 @@ extension EventLoop {
             )
             // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next): a post from
             // the loop's own thread does not wake it.
-            if fired > 0, queue.hasIncoming { engine.requestPostPhase() }
+            if fired > 0, scheduler.hasPostsWaiting { engine.requestPostPhase() }
         }
 
         /// Wake-ups from other threads that reached the loop through the async handle. Read it on the loop thread.

@@ -130,21 +130,24 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     @MainActor
     fileprivate func runPostPhase() {
         core.runPosts()
-        if core.posts.closed {
-            beginShutdown()
-        } else if core.hasPostsWaiting {
+        switch core.scheduler.afterPosts(shutsDown: .atClose) {
+        case .moreWaiting:
             // Posts left over from the budget, or posted behind this snapshot: producers wake only a loop that went to
             // sleep, so the loop comes round for them itself — without a system call.
             engine.requestPostPhase()
+        case .idle:
+            break
+        case .closed:
+            beginShutdown()
         }
     }
 
     @MainActor
     fileprivate func runTimers() {
-        core.runDueTimers(now: _UVClock.now())
+        let fired = core.runDueTimers(now: _UVClock.now())
         // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next), as DESIGN §2
         // orders an iteration: a post from inside the loop does not wake it.
-        if core.hasPostsWaiting { engine.requestPostPhase() }
+        if fired > 0, core.scheduler.hasPostsWaiting { engine.requestPostPhase() }
     }
 
     /// Arms the engine for the core's earliest deadline and keeps it awake while the core has immediate work or posts
