@@ -55,10 +55,7 @@ extension StreamSubscriber {
             to: stream,
             from: start,
             decode: decode,
-            place: {
-                mailbox.place($0)
-                return true
-            }
+            place: { mailbox.place($0) }
         )
     }
 
@@ -100,10 +97,7 @@ extension StreamSubscriber {
             to: stream,
             from: start,
             decode: decode,
-            place: {
-                mailbox.place(key: key($0), value: $0)
-                return true
-            }
+            place: { mailbox.place(key: key($0), value: $0) }
         )
     }
 

@@ -41,7 +41,7 @@ public final class DataCache<Model: Equatable & Sendable> {
     /// Holds the model and its observers. Main-actor state.
     @usableFromInline let subject: InitializedSubject<Model>
     /// The streams handed out by ``values(skipInitial:)``, finished when the cache is released. Thread-safe.
-    let streams = _Streams()
+    let streams = _StreamFinishers<Model>()
 
     /// Creates a cache holding `value`.
     ///

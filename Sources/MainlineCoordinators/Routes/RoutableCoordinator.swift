@@ -14,10 +14,6 @@ public protocol RoutableCoordinator: AnyCoordinator {
     ///
     /// ``Coordinator`` subclasses get this for free.
     func start(asChildOf parent: AnyCoordinator?, presentation: Presentation)
-
-    /// Marks a coordinator that a failed route built but never started as finished, without running its handlers.
-    /// For the package's own use; ``Coordinator`` subclasses get it for free.
-    func _discardUnstarted()
 }
 
 extension Coordinator {
@@ -30,9 +26,17 @@ extension Coordinator {
         adopt(parent: parent)
         start(presentation: presentation)
     }
-
-    /// Finishes a coordinator that was built but never started, silently (see `RoutableCoordinator`).
-    public func _discardUnstarted() {
-        discardSilently()
-    }
 }
+
+/// A coordinator a failed route can finish without running its handlers: what ``RouteRegistry`` does with the
+/// coordinators it built before the failure. Must be used on the main actor.
+///
+/// Internal, so that discarding is no requirement of the public ``RoutableCoordinator``: every ``Coordinator``
+/// conforms; a conformer of `RoutableCoordinator` that is no `Coordinator` has no handlers to skip, and is just let go.
+@MainActor
+protocol _DiscardableCoordinator: AnyObject {
+    /// Finishes the coordinator, which was built and never started, without running a handler.
+    func discardSilently()
+}
+
+extension Coordinator: _DiscardableCoordinator {}

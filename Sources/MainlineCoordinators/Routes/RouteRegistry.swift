@@ -53,7 +53,9 @@ public final class RouteRegistry {
     ) throws(RouteError) -> [any RoutableCoordinator] {
         var built: [any RoutableCoordinator] = []
         // Coordinators built before a failure were never started: they leave without reporting a cancellation.
-        func discardBuilt() { for coordinator in built { coordinator._discardUnstarted() } }
+        func discardBuilt() {
+            for coordinator in built { (coordinator as? any _DiscardableCoordinator)?.discardSilently() }
+        }
         for item in route.items {
             guard let build = builders[item.id] else {
                 discardBuilt()

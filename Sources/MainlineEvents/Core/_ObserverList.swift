@@ -93,11 +93,7 @@ package final class _ObserverList<Observer> {
         // Relaxed loads in rounds suffice: nothing is published through the flag, and a caller that needs
         // "stopped before X" orders X after this call by other means (it returned before X began).
         entry.markEnded()
-        if _RunningLoop.isRunning(loop) {
-            MainActor.assumeIsolated { remove(entry) }
-        } else {
-            _ = loop.post { [weak self] in self?.remove(entry) }
-        }
+        _endOnLoop(loop) { [weak self] in self?.remove(entry) }
     }
 
     /// How many observers are installed and not ended.

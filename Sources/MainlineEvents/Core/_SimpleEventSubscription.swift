@@ -11,8 +11,14 @@ package final class _SimpleEventSubscription: SimpleEventToken {
     /// Its entry; ended (flagged) by `remove()` or `endFromAnyThread()`. Immutable, so other threads may flag it.
     private nonisolated let entry: _EventObservers.Entry
 
-    init(observers: _EventObservers, block: @escaping SimpleEventObservable.ObserverBlock) {
+    /// The loop that ``endFromAnyThread()`` finishes the ending on: the event's; `nil` for an event that has none
+    /// (`SimpleEvent`), whose endings finish on the main loop, which hosts the main actor the event lives on (looked up
+    /// only then, so that adding an observer never creates the main loop). Immutable.
+    private nonisolated let loop: (any Loop)?
+
+    init(observers: _EventObservers, loop: (any Loop)?, block: @escaping SimpleEventObservable.ObserverBlock) {
         self.observers = observers
+        self.loop = loop
         self.entry = observers.add(block: block)
     }
 
@@ -36,11 +42,11 @@ package final class _SimpleEventSubscription: SimpleEventToken {
     }
 
     /// Ends the observation from any thread: no round calls the block once this returns; the entry leaves its
-    /// list, and the block is released, on the main actor (a `Task` hops there: a synchronous event has no loop of
-    /// its own to post to).
+    /// list, and the block is released, on the loop (`_endOnLoop`: at once inside one of its phases, else in a job
+    /// posted to it), as every observation ended from another thread.
     package nonisolated func endFromAnyThread() {
         entry.markEnded()
-        Task { @MainActor in self.remove() }
+        _endOnLoop(loop ?? MainLoop.main) { self.remove() }
     }
 
     isolated deinit {

@@ -54,7 +54,7 @@ public class LazySimpleEvent: SimpleEventObservable {
 
     /// Adds a block observer; see ``SimpleEventObservable/addObserver(_:_:)``.
     public func addObserver(_ token: inout SimpleEventToken?, _ block: @escaping ObserverBlock) {
-        token = _SimpleEventSubscription(observers: observers, block: block)
+        token = _SimpleEventSubscription(observers: observers, loop: loop, block: block)
     }
 
     /// Adds a delegate-style observer, weakly; see ``SimpleEventObservable/addObserver(_:)-(SimpleEventObserver)``.

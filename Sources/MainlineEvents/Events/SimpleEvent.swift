@@ -35,7 +35,8 @@ public final class SimpleEvent: SimpleEventObservable {
 
     /// Adds a block observer; see ``SimpleEventObservable/addObserver(_:_:)``.
     public func addObserver(_ token: inout SimpleEventToken?, _ block: @escaping ObserverBlock) {
-        token = _SimpleEventSubscription(observers: observers, block: block)
+        // A synchronous event has no loop: an ending from another thread finishes on the main loop.
+        token = _SimpleEventSubscription(observers: observers, loop: nil, block: block)
     }
 
     /// Adds a delegate-style observer, weakly; see ``SimpleEventObservable/addObserver(_:)-(SimpleEventObserver)``.

@@ -31,7 +31,7 @@ import MainlineLoop
 /// source, so synchronous and lazy sources fired in one iteration produce one call, after all of them.
 /// ``remove()`` (also on deallocation) unsubscribes from the sources and stops the timer.
 @MainActor
-public final class SimpleEventGroupObserver: SimpleEventObserver {
+public final class SimpleEventGroupObserver {
     /// How triggers within the timeout are combined.
     public enum DebouncePolicy: Sendable, Hashable {
         /// Trailing debounce: each trigger restarts the timer; the block runs when it fires.
@@ -52,6 +52,9 @@ public final class SimpleEventGroupObserver: SimpleEventObserver {
     private var coalescing: CoalescingCallback!
     private var timer: ScheduledTask?
     private var isThrottlePaused = false
+    /// What the events hold (weakly) as their observer: the group itself is no `SimpleEventObserver`, so that
+    /// receiving a notification is not part of its public surface. Held here, strongly, for the group's lifetime.
+    private let relay = _Relay()
 
     /// Starts observing `events`.
     ///
@@ -75,7 +78,8 @@ public final class SimpleEventGroupObserver: SimpleEventObserver {
         self.block = block
         let height = (events.map(\.settleHeight).max() ?? -1) + 1
         coalescing = CoalescingCallback(loop: loop, height: height) { [weak self] in self?.runBlock() }
-        for event in events { event.addObserver(self) }
+        relay.group = self
+        for event in events { event.addObserver(relay) }
     }
 
     /// Starts observing `events`, listed one by one; see the array form for the parameters.
@@ -137,14 +141,12 @@ public final class SimpleEventGroupObserver: SimpleEventObserver {
     /// deallocation. A call already pending in the current settle phase still runs, with no events.
     public func remove() {
         resetTimer()
-        for event in events { event.removeObserver(self) }
+        for event in events { event.removeObserver(relay) }
         events = []
     }
 
-    /// Called by the observed events; not for direct use.
-    ///
-    /// - Parameter event: The event that fired.
-    public func simpleEventDidTrigger(_ event: SimpleEventObservable) {
+    /// One of the events fired (through ``_Relay``): applies the timeout and policy.
+    fileprivate func eventDidTrigger() {
         guard debounceTimeout > .zero else {
             coalescing.schedule()
             return
@@ -176,5 +178,21 @@ public final class SimpleEventGroupObserver: SimpleEventObserver {
     private func resetTimer() {
         timer?.cancel()
         timer = nil
+    }
+}
+
+extension SimpleEventGroupObserver {
+    /// The delegate-style observer a group adds to its events, forwarding to the group. Must be used on the main actor.
+    ///
+    /// A separate object, so that `simpleEventDidTrigger(_:)` — called by the events, never by users — is not a public
+    /// member of the group.
+    @MainActor
+    fileprivate final class _Relay: SimpleEventObserver {
+        /// The group; weak, as the group holds the relay. Protected by the main actor.
+        weak var group: SimpleEventGroupObserver?
+
+        func simpleEventDidTrigger(_ event: SimpleEventObservable) {
+            group?.eventDidTrigger()
+        }
     }
 }

@@ -56,9 +56,12 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         /// waits forever on a loop that is gone. The loop never waits for a producer: taking a value moves the
         /// oldest waiter's value into the freed slot and resumes its task, under one short critical section.
         ///
-        /// - Note: Only a loop built on Mainline's core (`MainLoop`, `TestLoop`) tells the mailbox that it stopped;
-        ///   on another `Loop` a sender waits until it is cancelled or given room. A waiting sender keeps the
-        ///   mailbox alive (it is the receiver of `send`), so a mailbox is never freed while a sender waits.
+        /// - Important: The mailbox learns that its loop stopped through `Loop.onShutdown(_:)`, the same way on every
+        ///   loop: `MainLoop` and `TestLoop` implement it, and so should a `Loop` of your own (one that wraps another
+        ///   forwards it). On a loop that does not (the protocol's default), creating a `.suspend` mailbox reports
+        ///   `loopWithoutShutdownHooks` to `Diagnostics` — a trap in debug builds by default — and, carrying on,
+        ///   its senders wait until they are cancelled or given room. A waiting sender keeps the mailbox alive (it is
+        ///   the receiver of `send`), so a mailbox is never freed while a sender waits.
         case suspend
     }
 
@@ -81,7 +84,12 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     ///   - overflow: What happens to a value placed while the mailbox is full.
     ///   - loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
     ///   - name: A name for metrics: when the loop is instrumented, the values this mailbox drops are counted in
-    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
+    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it (`Loop.reportMailboxDrops(named:_:)`; a
+    ///     `Loop` of your own that has no metrics ignores it). `nil` (the default): not reported.
+    ///
+    /// - Important: With ``OverflowPolicy/suspend`` the mailbox registers a shutdown hook on `loop`
+    ///   (`Loop.onShutdown(_:)`); on a `Loop` of your own that does not implement it, this reports
+    ///   `loopWithoutShutdownHooks` to `Diagnostics` (see ``OverflowPolicy/suspend``).
     @MainActor public init(
         capacity: Int,
         overflow: OverflowPolicy,
@@ -99,13 +107,16 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         self.loop = loop
         let store = _MailboxStore(_BoundedStorage<Value>(capacity: self.capacity), loop: loop, name: name)
         self.store = store
-        if overflow == .suspend, let loop = loop as? any _CoreOwningLoop {
-            if loop.core.isShutDown {
-                store.withLock { storage, _ in storage.waiters.isClosed = true }
-                shutdownHook = nil
+        if overflow == .suspend {
+            // Weak: the hook must not keep a freed mailbox's store alive until the loop stops. On a stopped loop the
+            // registration comes back cancelled: senders are refused from the start. On a loop without shutdown hooks
+            // (`Loop.onShutdown`'s default) the misuse is reported now, and senders wait until cancelled or given room.
+            let hook = loop.onShutdown { [weak store] in store?.closeWaiters() }
+            if hook.isActive {
+                shutdownHook = hook
             } else {
-                // Weak: the hook must not keep a freed mailbox's store alive until the loop stops.
-                shutdownHook = loop.core.onShutdown { [weak store] in store?.closeWaiters() }
+                if !hook.loopKeepsNoHooks { store.withLock { storage, _ in storage.waiters.isClosed = true } }
+                shutdownHook = nil
             }
         } else {
             shutdownHook = nil

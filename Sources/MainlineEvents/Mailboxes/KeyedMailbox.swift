@@ -51,9 +51,12 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     /// - Parameters:
     ///   - key: The key.
     ///   - value: The value.
+    /// - Returns: `true`, always: a keyed mailbox accepts every value (the one it replaces is counted as dropped). The
+    ///   same shape as `BoundedMailbox.place(_:)`, whose `false` means "refused, still yours".
+    @discardableResult
     @inlinable
-    public func place(key: Key, value: Value) {
-        _ = store.place { storage, counts in
+    public func place(key: Key, value: Value) -> Bool {
+        store.place { storage, counts in
             if storage.values.updateValue(value, forKey: key) == nil {
                 storage.order.append(key)
             } else {

@@ -38,9 +38,12 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     /// Places `value`, replacing (and counting as dropped) a value not yet taken. Thread-safe; never blocks.
     ///
     /// - Parameter value: The value.
+    /// - Returns: `true`, always: a latest-value mailbox accepts every value (the one it replaces is counted as
+    ///   dropped). The same shape as `BoundedMailbox.place(_:)`, whose `false` means "refused, still yours".
+    @discardableResult
     @inlinable
-    public func place(_ value: Value) {
-        _ = store.place { slot, counts in
+    public func place(_ value: Value) -> Bool {
+        store.place { slot, counts in
             if slot != nil { counts.dropped += 1 }
             slot = value
             counts.accepted += 1

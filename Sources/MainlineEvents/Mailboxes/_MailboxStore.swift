@@ -20,14 +20,14 @@ final class _MailboxStore<Storage>: @unchecked Sendable {
     /// The mailbox's name for metrics, if it has one.
     let name: String?
 
-    /// Creates the store. A named store reports its drops through `loop`'s instrumentation (read once per loop
-    /// iteration, only while the loop is instrumented); an unnamed one costs the loop nothing.
+    /// Creates the store. A named store reports its drops through `loop`'s metrics (`Loop.reportMailboxDrops`: read
+    /// once per loop iteration, only while the loop is instrumented); an unnamed one costs the loop nothing.
     @MainActor init(_ storage: Storage, loop: any Loop, name: String?) {
         self.storage = storage
         self.event = LazySimpleEvent(loop: loop)
         self.name = name
-        if let name, let loop = loop as? any _CoreOwningLoop {
-            loop.core.addDropSource(name: name) { [weak self] in self?.snapshot.dropped }
+        if let name {
+            loop.reportMailboxDrops(named: name) { [weak self] in self?.snapshot.dropped }
         }
     }
 

@@ -34,6 +34,13 @@
 /// ``SettleNotification``s by height, in rounds bounded by ``LoopBudgets/settleRoundsPerIteration``); then, when
 /// that left nothing pending, **idle** bodies (``SerialLoop/whenIdle(_:)``), right before the loop blocks.
 /// A loop never blocks while posted work or a settle notification is pending.
+///
+/// **A loop of your own** (a wrapper around `MainLoop.main` that logs, say) gets the same behaviour from everything the
+/// package builds on it, because the package reaches a loop only through this protocol — never by casting to
+/// `MainLoop` or `TestLoop`. What a loop cannot do, its default says: labels and metrics are ignored
+/// (``post(label:_:)``, ``reportMailboxDrops(named:_:)``); a loop that does not implement ``onShutdown(_:)`` cannot
+/// run shutdown work, which the default reports to `Diagnostics` as `loopWithoutShutdownHooks` when something (a
+/// `.suspend` `BoundedMailbox`) asks for it.
 public protocol Loop: SerialLoop
 where
     Job == @MainActor @Sendable () -> Void,
@@ -115,6 +122,33 @@ where
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask
 
+    /// Registers `body` to run on the loop when it stops, after the work already posted and settle (see
+    /// ``ShutdownRegistration``).
+    ///
+    /// Must be called on the main actor. What the package builds on a loop relies on it: a `BoundedMailbox` with the
+    /// `.suspend` policy fails its waiting senders (`LoopStopped`) from a shutdown hook, so that no sender waits forever
+    /// on a loop that is gone. ``MainLoop`` and `TestLoop` implement it. **A loop of your own should too** — a loop that
+    /// wraps another forwards it. The default implementation cannot know when the loop stops: it reports
+    /// `loopWithoutShutdownHooks` to `Diagnostics` (so the first `.suspend` mailbox created on such a loop says so at
+    /// its `init`) and returns a registration that will never run.
+    ///
+    /// - Parameter body: The work to run at shutdown.
+    /// - Returns: The registration, for cancelling. On a stopped loop it comes back already cancelled.
+    @MainActor @discardableResult
+    func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration
+
+    /// Counts the drops of the mailbox called `name` in the loop's metrics (`mainline_mailbox_drops`, dimension
+    /// `mailbox`), from now on and while the loop is instrumented.
+    ///
+    /// Must be called on the main actor. A named `BoundedMailbox`, `LatestMailbox` or `KeyedMailbox` calls it once, at
+    /// its `init`. ``MainLoop`` and `TestLoop` report through their `instrument(_:)`; a loop of your own, which has no
+    /// metrics, ignores it (the default implementation), as it ignores labels.
+    ///
+    /// - Parameters:
+    ///   - name: The mailbox's name.
+    ///   - dropped: Reads the mailbox's drop count so far (thread-safe); returns `nil` once the mailbox is gone.
+    @MainActor
+    func reportMailboxDrops(named name: String, _ dropped: @escaping @Sendable () -> Int?)
 }
 
 extension Loop {
@@ -215,6 +249,28 @@ extension Loop {
     public func snapshot() -> LoopSnapshot {
         LoopSnapshot(loop: "\(Self.self)", state: .running, now: now)
     }
+
+    /// Reports `loopWithoutShutdownHooks` and returns a registration that will never run: the default for loops that
+    /// cannot tell when they stop. See ``Loop/onShutdown(_:)``.
+    ///
+    /// - Parameter body: Never run.
+    /// - Returns: A cancelled registration.
+    @MainActor @discardableResult
+    public func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration {
+        Diagnostics.report(
+            .loopWithoutShutdownHooks,
+            "\(Self.self) does not implement Loop.onShutdown(_:), so work that must run when it stops never will (a BoundedMailbox with .suspend cannot fail its waiting senders: they wait until cancelled or given room). Implement onShutdown(_:) — a loop that wraps another forwards it — or use another overflow policy."
+        )
+        return ShutdownRegistration(loopKeepsNoHooks: ())
+    }
+
+    /// Ignores the mailbox: the default for loops that have no metrics. See ``Loop/reportMailboxDrops(named:_:)``.
+    ///
+    /// - Parameters:
+    ///   - name: Ignored.
+    ///   - dropped: Ignored.
+    @MainActor
+    public func reportMailboxDrops(named name: String, _ dropped: @escaping @Sendable () -> Int?) {}
 
     /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.
     ///

@@ -35,4 +35,8 @@ extension DiagnosticKind {
     /// itself, a timer re-armed at the current time: a livelock in the code under test. Work arriving from other
     /// threads or tasks is never reported as this.
     public static let loopNeverIdle = DiagnosticKind(rawValue: "loop-never-idle")
+
+    /// `onShutdown(_:)` was called on a `Loop` that does not implement it (the protocol's default): the hook will never
+    /// run. A `BoundedMailbox` with `.suspend` calls it at `init`, so creating one on such a loop reports this.
+    public static let loopWithoutShutdownHooks = DiagnosticKind(rawValue: "loop-without-shutdown-hooks")
 }

@@ -23,8 +23,19 @@ public final class ShutdownRegistration {
     // Protected by the main actor.
     var body: (@MainActor () -> Void)?
 
+    /// Whether it came from a loop that keeps no shutdown hooks (`Loop.onShutdown(_:)`'s default): it never runs,
+    /// though the loop has not stopped. Immutable.
+    package let loopKeepsNoHooks: Bool
+
     init(_ body: @escaping @MainActor () -> Void) {
         self.body = body
+        self.loopKeepsNoHooks = false
+    }
+
+    /// A registration that never runs, from a loop that keeps no shutdown hooks.
+    init(loopKeepsNoHooks: ()) {
+        self.body = nil
+        self.loopKeepsNoHooks = true
     }
 
     /// Whether the hook will still run at shutdown.

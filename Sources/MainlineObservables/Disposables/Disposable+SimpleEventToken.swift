@@ -1,4 +1,5 @@
 import MainlineEvents
+import MainlineLoop
 
 extension Disposable {
     /// Creates a disposable that ends the observation of `token`, so that a `SimpleEvent` observation can join
@@ -14,7 +15,8 @@ extension Disposable {
     ///
     /// The disposable **owns** the token: the observation lasts until the disposable is disposed or released —
     /// releasing it releases the token, which ends its observation (the token's rule; see `SimpleEventToken`).
-    /// Disposing it from another thread stops the observer at once and removes it on the main actor.
+    /// Disposing it from another thread stops the observer at once and removes it on the event's loop (the main loop
+    /// for a `SimpleEvent`), in a job posted there.
     ///
     /// - Parameter token: The token to own; hand over the only reference to it.
     public convenience init(_ token: SimpleEventToken) {
@@ -38,20 +40,22 @@ extension SimpleEventToken {
 
 /// A token held by a `Disposable`.
 final class _HeldToken: @unchecked Sendable {
-    // @unchecked Sendable: `token` is only used on the main actor (in a main-actor task), except Mainline's own token's
-    // `endFromAnyThread()`, which is thread-safe.
+    // @unchecked Sendable: `token` is only used on the main actor (in a job on the main loop), except Mainline's own
+    // token's `endFromAnyThread()`, which is thread-safe.
     private let token: SimpleEventToken
 
     init(_ token: SimpleEventToken) {
         self.token = token
     }
 
-    /// Ends the observation: at once for rounds; the entry leaves on the main actor.
+    /// Ends the observation: at once for rounds; the entry leaves on the loop.
     func end() {
         if let token = token as? _SimpleEventSubscription {
             token.endFromAnyThread()
         } else {
-            Task { @MainActor [self] in token.remove() }
+            // A token of another kind can only be asked to `remove()`, on the main actor: on the main loop, which
+            // hosts it, the way every other observation ends.
+            _endOnLoop(MainLoop.main) { [self] in token.remove() }
         }
     }
 }

@@ -202,4 +202,19 @@ struct SimpleEventGroupObserverTests {
         #expect(calls == 0)
         _ = observer
     }
+
+    @Test func aGroupIsNoSimpleEventObserverSoItsRelayIsNotPublic() {
+        let loop = TestLoop()
+        let source = SimpleEvent()
+        var calls = 0
+        let group = SimpleEventGroupObserver(loop: loop, events: source) { _ in calls += 1 }
+        #expect(!((group as AnyObject) is any SimpleEventObserver))
+        source.trigger()
+        loop.runIteration()
+        #expect(calls == 1, "the events still reach the group, through its relay")
+        group.remove()
+        source.trigger()
+        loop.runIteration()
+        #expect(calls == 1, "removing the group removes its relay from the events")
+    }
 }

@@ -7,6 +7,18 @@ import Testing
 @MainActor
 @Suite("LatestMailbox")
 struct LatestMailboxTests {
+    @Test func placeSaysItAcceptedEveryValueAsEveryThreadSafeMailboxDoes() {
+        let loop = TestLoop()
+        let latest = LatestMailbox<Int>(loop: loop)
+        let keyed = KeyedMailbox<String, Int>(loop: loop)
+        #expect(latest.place(1))
+        #expect(latest.place(2), "replacing is accepting: the replaced value is counted as dropped")
+        #expect(keyed.place(key: "a", value: 1))
+        #expect(keyed.place(key: "a", value: 2))
+        #expect(latest.counts.dropped == 1)
+        #expect(keyed.counts.dropped == 1)
+    }
+
     @Test func theLoopTakesTheLatestValueAndDroppedOnesAreCounted() {
         let loop = TestLoop()
         let mailbox = LatestMailbox<Int>(loop: loop)
