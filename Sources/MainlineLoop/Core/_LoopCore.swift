@@ -61,7 +61,7 @@ package final class _LoopCore {
     /// Whether a measured phase is running.
     var isMeasuring = false
     /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
-    var progress: _LoopProgress { scheduler.progress }
+    let progress: _LoopProgress
     /// Hooks run during shutdown, in registration order (protected by the main actor).
     private var shutdownHooks: [ShutdownRegistration] = []
 
@@ -78,6 +78,7 @@ package final class _LoopCore {
         scheduler = _LoopScheduler(budgets: budgets, loopName: loopName)
         posts = scheduler.posts
         idle = scheduler.idle
+        progress = scheduler.progress
         scheduler.onDiscard = { [unowned self] released in
             // The scheduler calls this in a post phase, which runs on the main actor for this core.
             MainActor.assumeIsolated { self.instruments?.discardedPosts(released) }
@@ -165,7 +166,9 @@ package final class _LoopCore {
     package private(set) var settleRequestsTaken = 0
 
     /// Moves the requests made from other threads into the settle queue, in the order they were made.
+    @inline(__always)
     private func absorbSettleInbox() {
+        guard settleInbox.hasRequests else { return }
         let requests = settleInbox.takeAll()
         settleRequestsTaken &+= requests.count
         for request in requests {
@@ -328,9 +331,9 @@ package final class _LoopCore {
         defer { posts.endPhase() }
         // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
         let monitor = self.monitor
-        let clock = self.clock
-        // Main-actor jobs with their isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor.
-        return scheduler.runPosts(limit: limit, now: { clock?() ?? _UVClock.now() }) { monitor?.begin("post") }
+        // Main-actor jobs with their isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor. The
+        // clock is read only while draining with a deadline.
+        return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _UVClock.now() }) { monitor?.begin("post") }
     }
 
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.

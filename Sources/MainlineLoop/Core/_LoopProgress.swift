@@ -9,65 +9,84 @@ import Atomics
 ///
 /// Kept for snapshots, so it must cost nothing when nobody takes one: each phase writes its marker once and adds its
 /// count once (per phase, never per post or per timer), and the iteration count is one add per iteration.
-package final class _LoopProgress: Sendable {
-    private let phaseCode = ManagedAtomic<UInt8>(LoopSnapshot.Phase.waiting.code)
-    private let iterationCount = ManagedAtomic<Int>(0)
-    private let postsRunCount = ManagedAtomic<Int>(0)
-    private let timersFiredCount = ManagedAtomic<Int>(0)
-    private let discardedCount = ManagedAtomic<Int>(0)
+package final class _LoopProgress: @unchecked Sendable {
+    // @unchecked Sendable: `counters` is written once, in `init`; every access to what it points to is atomic.
 
-    package init() {}
+    /// The five counters, inline in one allocation (a `ManagedAtomic` each would be five objects, one more pointer to
+    /// follow per phase on every loop's hottest path).
+    private let counters: UnsafeMutablePointer<Int.AtomicRepresentation>
+
+    private enum Slot: Int, CaseIterable {
+        case phase, iterations, postsRun, timersFired, discarded
+    }
+
+    package init() {
+        counters = .allocate(capacity: Slot.allCases.count)
+        counters.initialize(repeating: Int.AtomicRepresentation(0), count: Slot.allCases.count)
+        counters[Slot.phase.rawValue] = Int.AtomicRepresentation(Int(LoopSnapshot.Phase.waiting.code))
+    }
+
+    deinit {
+        counters.deinitialize(count: Slot.allCases.count)
+        counters.deallocate()
+    }
+
+    @inline(__always)
+    private func atomic(_ slot: Slot) -> UnsafeAtomic<Int> {
+        UnsafeAtomic(at: counters + slot.rawValue)
+    }
 
     // MARK: Where the loop runs
 
     /// A phase begins (`.waiting` when the loop is about to wait for I/O or time).
     @inline(__always)
     func enter(_ phase: LoopSnapshot.Phase) {
-        phaseCode.store(phase.code, ordering: .relaxed)
+        atomic(.phase).store(Int(phase.code), ordering: .relaxed)
     }
 
     /// A post phase ran `ran` jobs.
     @inline(__always)
     func didRunPosts(_ ran: Int) {
-        add(ran, to: postsRunCount)
+        add(ran, to: .postsRun)
     }
 
     /// A timer phase fired `fired` timers.
     @inline(__always)
     func didFireTimers(_ fired: Int) {
-        add(fired, to: timersFiredCount)
+        add(fired, to: .timersFired)
     }
 
     /// The iteration is over: the loop waits for the next one.
     @inline(__always)
     func endIteration() {
-        add(1, to: iterationCount)
-        phaseCode.store(LoopSnapshot.Phase.waiting.code, ordering: .relaxed)
+        add(1, to: .iterations)
+        enter(.waiting)
     }
 
     /// A drain deadline released `count` posted jobs unrun.
     func didDiscard(_ count: Int) {
-        add(count, to: discardedCount)
+        add(count, to: .discarded)
     }
 
     /// Only the loop writes: a load and a store, not a read-modify-write.
     @inline(__always)
-    private func add(_ value: Int, to counter: ManagedAtomic<Int>) {
+    private func add(_ value: Int, to slot: Slot) {
+        let counter = atomic(slot)
         counter.store(counter.load(ordering: .relaxed) &+ value, ordering: .relaxed)
     }
 
     // MARK: Any thread
 
     /// The phase running now (`.waiting` between iterations).
-    var phase: LoopSnapshot.Phase { LoopSnapshot.Phase(code: phaseCode.load(ordering: .relaxed)) }
+    var phase: LoopSnapshot.Phase { LoopSnapshot.Phase(code: UInt8(atomic(.phase).load(ordering: .relaxed))) }
     /// Iterations completed.
-    var iterations: Int { iterationCount.load(ordering: .relaxed) }
+    var iterations: Int { atomic(.iterations).load(ordering: .relaxed) }
     /// Posted jobs run, including those run while shutting down.
-    var postsRun: Int { postsRunCount.load(ordering: .relaxed) }
+    var postsRun: Int { atomic(.postsRun).load(ordering: .relaxed) }
     /// Timer firings.
-    var timersFired: Int { timersFiredCount.load(ordering: .relaxed) }
+    var timersFired: Int { atomic(.timersFired).load(ordering: .relaxed) }
     /// Posted jobs released unrun at a drain deadline.
-    var discarded: Int { discardedCount.load(ordering: .relaxed) }
+    var discarded: Int { atomic(.discarded).load(ordering: .relaxed) }
 }
 
 extension LoopSnapshot.Phase {

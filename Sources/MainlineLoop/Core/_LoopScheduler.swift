@@ -145,11 +145,11 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// Costs one atomic load when no body is registered.
     @inline(__always)
     package func idlePhaseIsDue(
-        otherWork: Bool,
+        otherWork: @autoclosure () -> Bool,
         nextDeadline: @autoclosure () -> LoopInstant?,
         now: @autoclosure () -> LoopInstant
     ) -> Bool {
-        guard idle.hasPending, !otherWork, posts.batchIsDone, !posts.needsPostPhase else { return false }
+        guard idle.hasPending, !otherWork(), posts.batchIsDone, !posts.needsPostPhase else { return false }
         if let next = nextDeadline(), next <= now() { return false }
         return true
     }

@@ -153,9 +153,12 @@ extension EventLoop {
         /// the earliest deadline and for jobs still waiting.
         func enginePrepare() {
             guard !engine.isClosing else { return }
-            let nextDeadline = timers.nextDeadline.map(LoopInstant.init(nanoseconds:))
             // No settle phase: nothing else counts as other work.
-            if scheduler.idlePhaseIsDue(otherWork: false, nextDeadline: nextDeadline, now: _UVClock.now()) {
+            if scheduler.idlePhaseIsDue(
+                otherWork: false,
+                nextDeadline: timers.nextDeadline.map(LoopInstant.init(nanoseconds:)),
+                now: _UVClock.now()
+            ) {
                 _ = scheduler.runIdle { body in
                     guard case .loopThread(let body) = body else { return }
                     body()
