@@ -364,5 +364,3 @@ public final class TestLoop: Loop {
         return false
     }
 }
-
-extension TestLoop: _CoreOwningLoop {}

@@ -288,12 +288,3 @@ extension Loop {
         scheduleRepeating(every: interval, body)
     }
 }
-
-/// A loop built on a `_LoopCore` (`MainLoop`, `TestLoop`): how other layers of the package reach the core, for
-/// example to report a named mailbox's drops through the loop's instrumentation.
-///
-/// All operations on conforming types' ``core`` reference are thread-safe; the core itself is main-actor isolated.
-package protocol _CoreOwningLoop: Loop {
-    /// The loop's scheduling core.
-    var core: _LoopCore { get }
-}

@@ -16,6 +16,3 @@ extension MainLoop {
         core.instrument(instrumentation, watchesMainActor: true)
     }
 }
-
-// Gives the layers above the loop's core: a named mailbox reports its drops through the loop's instrumentation.
-extension MainLoop: _CoreOwningLoop {}
