@@ -46,7 +46,7 @@ package final class _LoopCore {
     // nonisolated(unsafe): as `owner`.
     package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
-    package private(set) var isShutDown = false
+    package internal(set) var isShutDown = false
     /// How many posted jobs shutdown released unrun because the drain deadline passed.
     package var discardedAtShutdown: Int { progress.discarded }
 
@@ -63,15 +63,17 @@ package final class _LoopCore {
     /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
     let progress: _LoopProgress
     /// Hooks run during shutdown, in registration order (protected by the main actor).
-    private var shutdownHooks: [ShutdownRegistration] = []
+    var shutdownHooks: [ShutdownRegistration] = []
 
     let timers = _TimerQueue()
     let settleQueue = _SettleQueue()
     /// Settle requests from other threads, moved into `settleQueue` at the start of each settle phase.
     nonisolated let settleInbox = _SettleInbox()
-    private let signals = _SignalRegistry()
+    /// How many requests from other threads settle phases have taken so far.
+    package internal(set) var settleRequestsTaken = 0
+    let signals = _SignalRegistry()
 
-    private static let logger = Logger(label: "mainline.loop")
+    static let logger = Logger(label: "mainline.loop")
 
     package nonisolated init(budgets: LoopBudgets = .default, loopName: String) {
         self.budgets = budgets
@@ -87,42 +89,6 @@ package final class _LoopCore {
     }
 
     // MARK: Requests
-
-    package func schedule(
-        after delay: Duration,
-        now: LoopInstant,
-        label: StaticString? = nil,
-        _ body: @escaping @MainActor () -> Void
-    )
-        -> ScheduledTask
-    {
-        schedule(at: now + max(delay, .zero), label: label, body)
-    }
-
-    /// Schedules `body` once at `deadline`; a deadline in the past fires in the next timer phase (never in the one
-    /// running: see ``runDueTimers(now:)``).
-    package func schedule(
-        at deadline: LoopInstant,
-        label: StaticString? = nil,
-        _ body: @escaping @MainActor () -> Void
-    ) -> ScheduledTask {
-        let body = serviceContext.carry(timer: body)
-        // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
-        let labelledBody = ScheduledTask.Body.labelling(.once(body), label)
-        return insert(ScheduledTask(deadline: deadline, interval: nil, body: labelledBody))
-    }
-
-    package func scheduleRepeating(
-        every interval: Duration,
-        now: LoopInstant,
-        label: StaticString? = nil,
-        _ body: @escaping @MainActor (ScheduledTask) -> Void
-    ) -> ScheduledTask {
-        let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
-        let body = serviceContext.carry(repeating: body)
-        let labelledBody = ScheduledTask.Body.labelling(.repeating(body), label)
-        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: labelledBody))
-    }
 
     /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
     ///
@@ -140,43 +106,6 @@ package final class _LoopCore {
         )
     }
 
-    package func requestSettle(_ notification: SettleNotification) -> Bool {
-        guard !isShutDown else { return false }
-        instruments?.triggers += 1
-        let wasIdle = !settleQueue.hasPending
-        guard settleQueue.request(notification) else { return false }
-        if wasIdle { needsAttention?() }
-        return true
-    }
-
-    /// Asks for `request` to be settled, from any thread: pushes it on the settle inbox (one compare-and-swap) and
-    /// wakes the loop if it sleeps — no posted job. The loop resolves it in the settle phase of the iteration that
-    /// sees it: this one's, when the loop is running. Thread-safe.
-    ///
-    /// - Returns: `.enqueued`; `.enqueuedWithoutWaker` when the loop has not started (the caller starts it, as for a
-    ///   post); `.closed` once the core has shut down (the request is dropped).
-    package nonisolated func requestSettle(fromAnyThread request: any SettleRequest) -> _JobQueue.EnqueueResult {
-        guard settleInbox.push(request) else { return .closed }
-        // After the push (sequentially consistent, as the loop's setting of the bit before it looks at the inbox):
-        // either the loop sees the request before it blocks, or this sees that it sleeps and wakes it.
-        return posts.wakeIfSleeping()
-    }
-
-    /// How many requests from other threads settle phases have taken so far.
-    package private(set) var settleRequestsTaken = 0
-
-    /// Moves the requests made from other threads into the settle queue, in the order they were made.
-    @inline(__always)
-    private func absorbSettleInbox() {
-        guard settleInbox.hasRequests else { return }
-        let requests = settleInbox.takeAll()
-        settleRequestsTaken &+= requests.count
-        for request in requests {
-            guard let notification = request.notificationToSettle() else { continue }
-            _ = requestSettle(notification)
-        }
-    }
-
     package func onSignal(
         _ signal: LoopSignal,
         _ handler: @escaping @MainActor (LoopSignal) -> Void
@@ -186,28 +115,6 @@ package final class _LoopCore {
         let registration = signals.add(signal, handler)
         if isShutDown { registration.cancel() }
         return registration
-    }
-
-    /// Registers `body` to run during shutdown, after posted work and settle (see ``ShutdownRegistration``).
-    package func onShutdown(_ body: @escaping @MainActor () -> Void) -> ShutdownRegistration {
-        let registration = ShutdownRegistration(body)
-        if isShutDown {
-            registration.cancel()
-        } else {
-            shutdownHooks.removeAll { !$0.isActive }
-            shutdownHooks.append(registration)
-        }
-        return registration
-    }
-
-    private func insert(_ task: ScheduledTask) -> ScheduledTask {
-        guard !isShutDown else {
-            task.cancel0()
-            return task
-        }
-        timersArmed &+= 1
-        if timers.insert(task) { needsAttention?() }
-        return task
     }
 
     // MARK: State the drivers read
@@ -220,7 +127,7 @@ package final class _LoopCore {
 
     /// How many timers have been scheduled so far: `TestLoop`'s async stepping compares it across a main-queue round
     /// to see whether a task it woke came back to wait on a timer (a clock sleep).
-    package private(set) var timersArmed = 0
+    package internal(set) var timersArmed = 0
 
     /// How many posts wait for a later post phase (a job that is running is no longer waiting).
     var postsWaitingCount: Int { posts.pendingOnLoop }
@@ -240,75 +147,9 @@ package final class _LoopCore {
     /// phase is where a driver notices that and shuts down). Asked before every poll, because a post or a `stop()`
     /// from inside the loop's own phases does not wake it. When it says `false`, the queue has been told that the loop
     /// sleeps, so that the next post wakes it: ask it only right before blocking.
-    package func mustRunPostsBeforeBlocking() -> Bool { posts.closed || !posts.prepareToSleep() }
+    package func mustRunPostsBeforeBlocking() -> Bool { scheduler.mustRunPostsBeforeBlocking() }
 
     // MARK: Phases
-
-    /// Phase 1: fires the timers due at `now` that were scheduled before the phase began, in deadline order
-    /// (ties in scheduling order). Returns how many fired.
-    @discardableResult
-    package func runDueTimers(now: LoopInstant) -> Int {
-        guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
-        return measured(instruments) { fireDueTimers(now: now) }
-    }
-
-    private func fireDueTimers(now: LoopInstant) -> Int {
-        // Cancellations made off the loop since the last look: their bodies are released here, before any fires.
-        _TimerCancellations.absorb()
-        // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
-        let instruments = self.instruments
-        let monitor = self.monitor
-        // Main-actor timers (`_TimerQueue`, no lock: they are scheduled on the main actor only) where an `EventLoop`
-        // has thread-safe ones; the phase itself is the scheduler's.
-        return scheduler.runTimers(
-            sequenceMark: timers.sequenceMark,
-            popDue: { mark in
-                while let task = timers.popDue(now: now, scheduledBefore: mark) {
-                    // Cancelled on another thread after the absorb above: it lost, its body never starts. The next
-                    // absorb releases the body (the task is no longer in the heap, so nothing else changes).
-                    if task.commitFiring() { return task }
-                }
-                return nil
-            },
-            fire: { task in
-                if let instruments {
-                    instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                    monitor?.begin("timer")
-                }
-                fire(task, now: now)
-            }
-        )
-    }
-
-    private func fire(_ task: ScheduledTask, now: LoopInstant) {
-        task.firings += 1
-        guard let body = task.body else {
-            preconditionFailure("BUG DETECTED: a scheduled timer has no body (state \(task.stateDescription))")
-        }
-        fire(task, body, now: now)
-    }
-
-    private func fire(_ task: ScheduledTask, _ body: ScheduledTask.Body, now: LoopInstant) {
-        switch body {
-        case .labelled(let label, let body):
-            monitor?.relabel(label)
-            fire(task, body, now: now)
-        case .once(let body):
-            task.body = nil  // `commitFiring()` already made the task `fired`
-            body()
-        case .repeating(let body):
-            // Re-insert before running, so that `cancel()` from inside the body finds the task scheduled.
-            let (next, skipped) = _nextFixedRateDeadline(
-                after: task.deadline.nanoseconds,
-                interval: task.interval!.mainlineNanoseconds,
-                now: now.nanoseconds
-            )
-            task.skippedFirings += skipped
-            task.deadline = LoopInstant(nanoseconds: next)
-            _ = timers.insert(task)  // inside the timer phase: the driver re-arms after the phase anyway
-            body(task)
-        }
-    }
 
     /// Phase 2: runs posted work, at most one budget's worth. Returns how many jobs ran.
     ///
@@ -324,7 +165,7 @@ package final class _LoopCore {
         return ran
     }
 
-    private func runPosts(limit: Int) -> Int {
+    func runPosts(limit: Int) -> Int {
         // Publishes what ran: producers count the rest as pending. (A main-actor loop shuts down in the first post
         // phase that finds the queue closed — its driver checks `posts.closed` — rather than over later iterations as
         // an `EventLoop` does: its shutdown settles and runs hooks on the main actor; see `shutDown()`.)
@@ -336,19 +177,6 @@ package final class _LoopCore {
         return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _UVClock.now() }) { monitor?.begin("post") }
     }
 
-    /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
-    @discardableResult
-    package func runSettle() -> Int {
-        progress.enter(.settle)
-        absorbSettleInbox()
-        guard let instruments else {
-            return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
-        }
-        guard settleQueue.hasPending else { return 0 }
-        monitor?.begin("settle")
-        return measured(instruments) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
-    }
-
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
         progress.enter(.posts)
@@ -358,70 +186,4 @@ package final class _LoopCore {
         measured(instruments) { signals.deliver(signal) }
     }
 
-    /// Ends the core's life: runs every job already posted (the post queue must be closed), settles, runs the
-    /// shutdown hooks and settles what they triggered, then cancels timers and signal handlers and removes the
-    /// instrumentation (its last totals reported, its watchdog stopped). Afterwards requests are refused. Returns how
-    /// many posted jobs ran.
-    @discardableResult
-    package func shutDown() -> Int {
-        _RunningLoop.with(owner) { finalShutDown() }
-    }
-
-    private func finalShutDown() -> Int {
-        guard !isShutDown else { return 0 }
-        progress.enter(.stopping)
-        precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
-        // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:)`).
-        idle.close()
-        let ran = drainPosts()
-        instruments?.postsRun += ran
-        absorbSettleInbox()
-        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
-        runShutdownHooks()
-        isShutDown = true
-        // Requests from other threads are refused from here on; what arrived before is settled with the hooks' work.
-        for request in settleInbox.close() {
-            if let notification = request.notificationToSettle() { _ = settleQueue.request(notification) }
-        }
-        settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
-        let discarded = settleQueue.removeAll()
-        if discarded > 0 {
-            Self.logger.warning(
-                "Loop shut down with settle notifications still pending after the round budget; discarded them",
-                metadata: ["count": "\(discarded)"]
-            )
-        }
-        timers.cancelAll()
-        signals.removeAll()
-        endIteration()
-        instruments?.watchdog?.stop()
-        instruments = nil
-        monitor = nil
-        dropSources = []
-        return ran
-    }
-
-    /// Runs every job posted before the queue closed — with a drain deadline, only those that start before it: the
-    /// scheduler's one rule releases the rest unrun and reports them. Returns how many ran.
-    private func drainPosts() -> Int {
-        var ran = 0
-        // Until every accepted post has run or was released (a phase stops early at a post still being written).
-        while posts.pendingOnLoop > 0 {
-            let count = runPosts(limit: .max)
-            ran += count
-            if count == 0 { sched_yield() }
-        }
-        return ran
-    }
-
-    private func runShutdownHooks() {
-        let hooks = shutdownHooks
-        shutdownHooks = []
-        for hook in hooks {
-            guard let body = hook.body else { continue }
-            hook.body = nil
-            monitor?.begin("shutdown hook")
-            body()
-        }
-    }
 }
