@@ -84,7 +84,8 @@ let package = Package(
         .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
         .target(
             name: "MainlineCoordinators",
-            dependencies: ["MainlineLoop", "MainlineObservables", "MainlineViewModels"]
+            // MainlineEvents: `DataCache` ends the `values` it handed out (`_WakeupsOwner`) when it goes.
+            dependencies: ["MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels"]
         ),
         .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
         // The loop layer only (DESIGN.md §5): test doubles of a layer above live beside what they stand in for.

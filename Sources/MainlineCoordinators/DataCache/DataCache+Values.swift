@@ -3,11 +3,12 @@ import MainlineObservables
 extension DataCache {
     /// The model's values as an `AsyncSequence`: the current one first (unless `skipInitial`), then each change.
     ///
-    /// Must be called on the main actor; the stream may be iterated anywhere.
+    /// Must be called on the main actor; the sequence may be iterated from any task (see `ObservedValues`).
     ///
-    /// Each call makes a new stream, observing from the moment of the call. The stream conflates, because the model
-    /// is state: a consumer slower than the changes skips intermediate values, never the latest. It ends when the
-    /// cache is released; cancelling the task that iterates it ends the observation.
+    /// Each call makes a new sequence, observing from the moment of the call. The sequence conflates, because the
+    /// model is state: a consumer slower than the changes skips intermediate values, never the latest. It finishes
+    /// when the cache is released, after the newest value not yet handed out; cancelling the task that iterates it
+    /// finishes it and ends the observation.
     ///
     /// ```swift
     /// Task {
@@ -18,10 +19,8 @@ extension DataCache {
     /// ```
     ///
     /// - Parameter skipInitial: `true` to yield only the changes made after this call, not the current value.
-    /// - Returns: The stream.
-    public func values(skipInitial: Bool = false) -> AsyncStream<Model> {
-        _conflatingStream(of: Model.self, skipInitial: skipInitial, finishers: streams) { yield in
-            subject.observe(yield)
-        }
+    /// - Returns: The sequence.
+    public func values(skipInitial: Bool = false) -> ObservedValues<Model> {
+        ObservedValues(skipInitial: skipInitial, owner: sequences) { onNext in subject.observe(onNext) }
     }
 }

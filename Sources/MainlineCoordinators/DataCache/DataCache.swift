@@ -1,3 +1,4 @@
+import MainlineEvents
 import MainlineLoop
 import MainlineObservables
 
@@ -40,8 +41,8 @@ import MainlineObservables
 public final class DataCache<Model: Equatable & Sendable> {
     /// Holds the model and its observers. Main-actor state.
     @usableFromInline let subject: InitializedSubject<Model>
-    /// The streams handed out by ``values(skipInitial:)``, finished when the cache is released. Thread-safe.
-    let streams = _StreamFinishers<Model>()
+    /// Ends the sequences handed out by ``values(skipInitial:)`` when the cache is released. Thread-safe.
+    let sequences = _WakeupsOwner()
 
     /// Creates a cache holding `value`.
     ///
@@ -56,7 +57,7 @@ public final class DataCache<Model: Equatable & Sendable> {
     }
 
     deinit {
-        streams.finishAll()
+        sequences.endAll()
     }
 
     /// The loop observers are called on and posts are applied on. Thread-safe.

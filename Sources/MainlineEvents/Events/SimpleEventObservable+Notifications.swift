@@ -20,7 +20,7 @@ extension SimpleEventObservable {
     /// when the sequence finishes, when the task iterating it is cancelled, or when the sequence and its iterators are
     /// gone. Each read is a subscription of its own that sees every notification.
     public var notifications: SimpleEventNotifications {
-        SimpleEventNotifications(wakeups: _EventWakeups(self))
+        SimpleEventNotifications(wakeups: _ObserverWakeups(self))
     }
 }
 
@@ -51,7 +51,7 @@ public struct SimpleEventNotifications: AsyncSequence, Sendable {
     /// The sequence never throws.
     public typealias Failure = Never
 
-    let wakeups: _EventWakeups
+    let wakeups: _ObserverWakeups<Void>
 
     /// Returns an iterator over the notifications. Thread-safe; iterators of one sequence share its subscription.
     public func makeAsyncIterator() -> Iterator {
@@ -65,7 +65,7 @@ public struct SimpleEventNotifications: AsyncSequence, Sendable {
         /// The iterator never throws.
         public typealias Failure = Never
 
-        let wakeups: _EventWakeups
+        let wakeups: _ObserverWakeups<Void>
 
         /// Waits for the next notification on the caller's isolation; `nil` once the sequence finished.
         ///
@@ -75,7 +75,7 @@ public struct SimpleEventNotifications: AsyncSequence, Sendable {
         /// - Returns: `()` for a notification (one that arrived while nobody waited is returned at once), `nil` when
         ///   the event was freed or the task cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Void? {
-            await wakeups.wait(isolation: actor) ? () : nil
+            await wakeups.next(isolation: actor)
         }
 
         /// Waits for the next notification; see ``next(isolation:)``, which `for await` calls instead. Callable from

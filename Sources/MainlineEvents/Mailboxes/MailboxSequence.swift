@@ -30,14 +30,14 @@ public struct MailboxSequence<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never throws.
     public typealias Failure = Never
 
-    let wakeups: _EventWakeups
+    let wakeups: _ObserverWakeups<Void>
     /// Takes one element from the mailbox, held weakly; `nil` when nothing waits or the mailbox is gone.
     let take: @MainActor @Sendable () -> Element?
 
     /// Subscribes to `event` and takes elements with `take`. Main actor.
     @MainActor
     init(event: SimpleEventObservable, take: @escaping @MainActor @Sendable () -> Element?) {
-        wakeups = _EventWakeups(event)
+        wakeups = _ObserverWakeups(event)
         self.take = take
     }
 
@@ -51,7 +51,7 @@ public struct MailboxSequence<Element: Sendable>: AsyncSequence, Sendable {
         /// The iterator never throws.
         public typealias Failure = Never
 
-        let wakeups: _EventWakeups
+        let wakeups: _ObserverWakeups<Void>
         let take: @MainActor @Sendable () -> Element?
 
         /// Takes the next element, waiting on the caller's isolation until the mailbox has one; `nil` once the

@@ -40,8 +40,12 @@ public class UninitializedObservable<T> {
 
 extension UninitializedObservable where T: Sendable {
     /// The values, starting with the current one (`nil` for nothing), as an `AsyncSequence` that conflates: a slow
-    /// consumer skips intermediate values, never the latest. Iterating ends the observation when the task stops.
-    public var values: AsyncStream<T?> {
-        _conflatingStream(of: T?.self) { yield in observe(yield) }
+    /// consumer skips intermediate values, never the latest.
+    ///
+    /// Must be read on the main actor; the sequence may then be iterated from any task (see ``ObservedValues``).
+    /// Reading it adds an observer (at once: the current value is the first element), removed when the task iterating
+    /// it is cancelled, or when the sequence and its iterators are gone. Each read is an observer of its own.
+    public var values: ObservedValues<T?> {
+        ObservedValues { onNext in observe(onNext) }
     }
 }

@@ -52,6 +52,34 @@ struct DataCacheValuesTests {
         #expect(await iterator.next() == nil)
     }
 
+    @Test func releasingTheCacheHandsOutTheNewestPendingValueThenFinishes() async {
+        let loop = TestLoop()
+        var cache: DataCache<Library>? = DataCache(value: Library(downloads: 1), loop: loop)
+        let values = cache!.values()
+        cache!.update(\.downloads, with: 2)
+        cache!.update(\.downloads, with: 3)
+        cache = nil
+        var received: [Int] = []
+        for await library in values { received.append(library.downloads) }
+        #expect(received == [3], "1 and 2 conflated away; the newest still handed out before the end")
+    }
+
+    @Test func releasingTheCacheFinishesAWaitingConsumer() async {
+        let loop = TestLoop()
+        var cache: DataCache<Library>? = DataCache(value: Library(downloads: 1), loop: loop)
+        let values = cache!.values(skipInitial: true)
+        let consumer = Task { @MainActor in
+            var received: [Int] = []
+            for await library in values { received.append(library.downloads) }
+            return received
+        }
+        cache!.update(\.downloads, with: 2)
+        await Task.yield()
+        cache = nil
+        let received = await consumer.value
+        #expect(received == [2], "the change (taken, or still pending when the cache went), then the end")
+    }
+
     @Test func cancellingTheConsumerEndsItsObservation() async {
         let loop = TestLoop()
         let cache = DataCache(value: Library(), loop: loop)
