@@ -58,11 +58,18 @@ public final class PostgresTestCluster: Sendable {
         public var command: [String]
         /// How it ended and what it printed.
         public var result: ChildProcess.Result
-        /// The command and its output.
+        /// The end of the server's log when the command was `pg_ctl start` (the folder is deleted afterwards, so the
+        /// reason a server did not start is kept here); `nil` otherwise.
+        public var serverLog: String? = nil
+        /// The command, its output, and the end of the server's log if there is one.
         public var description: String {
             let output = result.standardError + result.standardOutput
-            return "\(command.joined(separator: " ")) exited with \(result.status): \(output)"
+            let log = serverLog.map { "\nserver.log:\n\($0)" } ?? ""
+            return "\(command.joined(separator: " ")) exited with \(result.status): \(output)\(log)"
         }
+
+        /// Whether the server could not start because another process holds its port.
+        var portWasTaken: Bool { serverLog?.contains("Address already in use") ?? false }
     }
 
     /// ``backendProcessID(applicationName:)`` found no session of that name, or more than one.
@@ -77,15 +84,9 @@ public final class PostgresTestCluster: Sendable {
     /// cluster, also when `body` throws. Call it from the main actor.
     @MainActor
     public static func with<T>(_ body: @MainActor (PostgresTestCluster) async throws -> T) async throws -> T {
-        let cluster = try PostgresTestCluster()
+        let cluster = try await started()
         let result: T
         do {
-            try await cluster.run([
-                "initdb", "-D", "\(cluster.directory)/data", "-U", cluster.user, "--auth=trust", "--no-sync", "-E",
-                "UTF8",
-            ])
-            try await cluster.start()
-            try await cluster.psql("CREATE DATABASE \(cluster.database)", database: "postgres")
             result = try await body(cluster)
         } catch {
             await cluster.destroy()
@@ -93,6 +94,31 @@ public final class PostgresTestCluster: Sendable {
         }
         await cluster.destroy()
         return result
+    }
+
+    /// A new cluster, started, with ``database`` created. A port that another process took between ``freePort()`` and
+    /// the server's `bind` (its log says "Address already in use") costs a new cluster on another port, up to five
+    /// times; any other failure is thrown at once, with the server's log.
+    private static func started() async throws -> PostgresTestCluster {
+        var attempt = 1
+        while true {
+            let cluster = try PostgresTestCluster()
+            do {
+                try await cluster.run([
+                    "initdb", "-D", "\(cluster.directory)/data", "-U", cluster.user, "--auth=trust", "--no-sync", "-E",
+                    "UTF8",
+                ])
+                try await cluster.start()
+                try await cluster.psql("CREATE DATABASE \(cluster.database)", database: "postgres")
+                return cluster
+            } catch let failure as CommandFailed where failure.portWasTaken && attempt < 5 {
+                await cluster.destroy()
+                attempt += 1
+            } catch {
+                await cluster.destroy()
+                throw error
+            }
+        }
     }
 
     /// Makes the folder and starts its reaper at once, so nothing that can fail comes between the two.
@@ -126,10 +152,18 @@ public final class PostgresTestCluster: Sendable {
             "-p \(port)", "-k \(directory)", "-c listen_addresses=\(host)", "-c fsync=off",
             "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=60",
         ]
-        try await run([
-            "pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60", "-o",
-            settings.joined(separator: " "), "start",
-        ])
+        do {
+            try await run([
+                "pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60", "-o",
+                settings.joined(separator: " "), "start",
+            ])
+        } catch var failure as CommandFailed {
+            // The log says why (a port taken, shared memory, …) and goes with the folder: keep its end in the error.
+            let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? "(no server.log)"
+            failure.serverLog = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(20)
+                .joined(separator: "\n")
+            throw failure
+        }
     }
 
     /// Stops the server (`-m fast`: sessions are ended, as on a database restart).
@@ -231,22 +265,35 @@ public final class PostgresTestCluster: Sendable {
         return "\(folder)/\(name)"
     }
 
-    /// A TCP port nothing listens on now (the kernel's pick for port 0).
+    /// A TCP port nothing listens on now, chosen at random **below the kernel's ephemeral range**
+    /// (`/proc/sys/net/ipv4/ip_local_port_range`, 32768–60999 by default): the kernel's own pick for port 0 comes from
+    /// that range, which is also where every outgoing connection of the test process (and of the servers it tests)
+    /// takes its source port — so between this call and the server's `bind` such a port was sometimes taken. Below
+    /// the range only another listener can take it, which ``started()`` survives by trying another port.
     private static func freePort() throws -> Int {
+        let ephemeralStart =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
+        let candidates = 10_000..<max(10_001, min(ephemeralStart, 65_536))
+        for _ in 0..<100 {
+            let port = Int.random(in: candidates)
+            if try canBind(port) { return port }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    /// Whether a listener could bind `port` on 127.0.0.1 now.
+    private static func canBind(_ port: Int) throws -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
-            }
+        address.sin_port = UInt16(port).bigEndian
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 }
         }
-        guard bound else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
