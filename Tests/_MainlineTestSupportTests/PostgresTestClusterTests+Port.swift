@@ -21,10 +21,14 @@ struct PostgresTestClusterPortTests {
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
     }
 
-    /// A listening socket on 127.0.0.1:`port`; the caller closes it.
+    /// A listening socket on 127.0.0.1:`port`, as a server binds one (`SO_REUSEADDR`); the caller closes it.
     static func listen(on port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
+        // The server's own sessions leave the port in TIME_WAIT after it stops; as the server itself does, bind over
+        // those (only an active listener is refused).
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
