@@ -29,7 +29,11 @@ extension _LoopCore {
     @inline(__always)
     func absorbSettleInbox() {
         guard settleInbox.hasRequests else { return }
-        let requests = settleInbox.takeAll()
+        absorb(settleInbox.takeAll())
+    }
+
+    /// Resolves `requests` and requests settle with what they answer; counts them as taken.
+    func absorb(_ requests: [any SettleRequest]) {
         settleRequestsTaken &+= requests.count
         for request in requests {
             guard let notification = request.notificationToSettle() else { continue }

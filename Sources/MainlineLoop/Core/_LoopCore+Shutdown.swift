@@ -37,11 +37,9 @@ extension _LoopCore {
         absorbSettleInbox()
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         runShutdownHooks()
-        isShutDown = true
         // Requests from other threads are refused from here on; what arrived before is settled with the hooks' work.
-        for request in settleInbox.close() {
-            if let notification = request.notificationToSettle() { _ = settleQueue.request(notification) }
-        }
+        absorb(settleInbox.close())
+        isShutDown = true
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         let discarded = settleQueue.removeAll()
         if discarded > 0 {

@@ -90,7 +90,7 @@ package final class _LoopScheduler: @unchecked Sendable {
         // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
         // the deadline is fixed then, once (one atomic load per phase until the queue closes).
         if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
-        _ = posts.refillIfDone()
+        posts.refillIfDone()
         // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
         var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
         var ran = 0

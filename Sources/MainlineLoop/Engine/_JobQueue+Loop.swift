@@ -36,15 +36,12 @@ extension _JobQueue {
     }
 
     /// When the batch has run completely, takes everything reserved so far as the next batch. Does nothing while jobs
-    /// of the previous batch remain.
-    ///
-    /// - Returns: The drain deadline when the queue is closed with one (and a refill happened), else `nil`.
+    /// of the previous batch remain. (A drain deadline is the scheduler's business: it reads ``closingDeadline`` once,
+    /// in the first post phase after the close — not at a refill, which may be budgets away.)
     @inline(__always)
-    package func refillIfDone() -> DrainDeadline? {
-        guard batchIsDone else { return nil }
-        let word = tail.load(ordering: .acquiring)
-        loop.pointee.end = word >> Self.shift
-        return word & Self.stateBits == 0 ? nil : closingDeadline
+    package func refillIfDone() {
+        guard batchIsDone else { return }
+        loop.pointee.end = tail.load(ordering: .acquiring) >> Self.shift
     }
 
     /// The next job of the batch, moved out of its slot (so it is released as soon as the caller is done with it);

@@ -105,7 +105,7 @@ struct JobQueueTests {
         queue.setWaker { wakes.increment() }
         for _ in 0..<10 { _ = queue.enqueue {} }
         #expect(wakes.value == 1, "a new queue is a loop asleep on an empty queue: the first push wakes")
-        _ = queue.refillIfDone()
+        queue.refillIfDone()
         #expect(queue.batchRemaining == 10)
         _ = queue.enqueue {}
         #expect(wakes.value == 1, "a loop that has not gone back to sleep is not woken again")
@@ -115,7 +115,7 @@ struct JobQueueTests {
         #expect(!queue.prepareToSleep(), "a loop with a post waiting must not sleep")
         _ = queue.enqueue {}
         #expect(wakes.value == 1, "nor is it woken: it did not go to sleep")
-        _ = queue.refillIfDone()
+        queue.refillIfDone()
         while let job = queue.next() { job() }
         queue.endPhase()
         #expect(!queue.hasIncoming)
@@ -142,7 +142,8 @@ struct JobQueueTests {
         #expect(queue.enqueue {} == .closed)
         let ran = WakeCount()
         #expect(queue.enqueueJob { ran.increment() } == .enqueuedWithoutWaker)
-        #expect(queue.refillIfDone() == .afterShutdownBegins(.seconds(1)))
+        queue.refillIfDone()
+        #expect(queue.closingDeadline == .afterShutdownBegins(.seconds(1)))
         #expect(queue.afterPhase() == .moreWaiting)
         queue.next()?()
         #expect(ran.value == 1)
@@ -153,7 +154,7 @@ struct JobQueueTests {
     @Test func theLimitCountsEveryJobNotYetRunAsOfTheLastPhase() {
         let queue = _JobQueue()
         for _ in 0..<3 { _ = queue.enqueue {} }
-        _ = queue.refillIfDone()
+        queue.refillIfDone()
         for _ in 0..<2 { _ = queue.enqueue {} }
         queue.setLimit(6)
         #expect(queue.enqueue {} == .enqueued, "5 pending, room for one")
@@ -202,7 +203,7 @@ struct JobQueueTests {
 extension _JobQueue {
     /// One post phase as a loop runs it: refill, at most `budget` jobs, end. Returns how many ran.
     fileprivate func runPhase(budget: Int) -> Int {
-        _ = refillIfDone()
+        refillIfDone()
         var ran = 0
         while ran < budget, let job = next() {
             job()
@@ -235,7 +236,7 @@ private final class Consumer: @unchecked Sendable {
             var ran = 0
             while ran < closeAfter {
                 let stop = stopping.withLock { isStopping }
-                _ = queue.refillIfDone()
+                queue.refillIfDone()
                 while let job = queue.next() {
                     job()
                     ran += 1
@@ -247,7 +248,7 @@ private final class Consumer: @unchecked Sendable {
             // Shutdown as a loop does it: close, run what was accepted until the queue closes itself.
             queue.close()
             while queue.afterPhase() != .closed {
-                _ = queue.refillIfDone()
+                queue.refillIfDone()
                 while let job = queue.next() { job() }
             }
             done.signal()
