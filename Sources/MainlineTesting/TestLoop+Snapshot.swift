@@ -23,3 +23,9 @@ extension TestLoop {
         return core.snapshot(loop: "TestLoop", state: state, now: now)
     }
 }
+
+extension TestLoop {
+    /// The loop's flight recorder, on the loop's virtual clock: a callback that ``simulateBusy(for:)`` says took
+    /// 5 ms is recorded as 5 ms of slow work. Thread-safe.
+    public nonisolated var flightRecorder: LoopFlightRecorder { core.scheduler.recorder }
+}

@@ -59,8 +59,12 @@ public final class TestLoop: Loop {
     ///   - budgets: The per-iteration budgets, so tests can exercise budget boundaries with small numbers.
     public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
         self.now = now
-        sharedNow = _Locked(now)
-        core = _LoopCore(budgets: budgets, loopName: "TestLoop")
+        let sharedNow = _Locked(now)
+        self.sharedNow = sharedNow
+        // The flight recorder keeps virtual time too: a job that `simulateBusy(for:)` says took 5 ms is 5 ms slow.
+        core = _LoopCore(budgets: budgets, loopName: "TestLoop") {
+            UInt64(bitPattern: sharedNow.withLock { $0.nanoseconds })
+        }
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         // Virtual time: instrumentation measures what `simulateBusy(for:)` says a callback took.
         core.clock = { [unowned self] in self.now }
@@ -101,20 +105,29 @@ public final class TestLoop: Loop {
     ///
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
     ///   `LoopBudgets.maxPendingPosts` posts.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where it comes from (`post { … }` passes the caller's).
     @discardableResult
-    public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+    public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> Bool {
         noteIfPostedByOwnCallback()
-        return core.post(body).postResult == .accepted
+        return core.post(body, site: site).postResult == .accepted
     }
 
     /// Queues `body` to run at the next step, or says why it will not: the loop is full
-    /// (`LoopBudgets.maxPendingPosts`) or stopped. Thread-safe. See `Loop.tryPost(_:)`.
+    /// (`LoopBudgets.maxPendingPosts`) or stopped. Thread-safe. See `SerialLoop.tryPost(_:from:)`.
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where it comes from (`tryPost { … }` passes the caller's).
     /// - Returns: What became of `body`.
-    public nonisolated func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
+    public nonisolated func tryPost(
+        _ body: @escaping @MainActor @Sendable () -> Void,
+        from site: LoopSite
+    ) -> PostResult {
         noteIfPostedByOwnCallback()
-        return core.post(body).postResult
+        return core.post(body, site: site).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.
@@ -122,7 +135,7 @@ public final class TestLoop: Loop {
     /// - Returns: `false` once the loop has been stopped.
     @discardableResult
     public nonisolated func raise(_ signal: LoopSignal) -> Bool {
-        post { [core] in core.deliverSignal(signal) }
+        post(label: "signal") { [core] in core.deliverSignal(signal) }
     }
 
     /// Stops the loop. Thread-safe and idempotent. Posts are refused from now on; the next step runs what was
@@ -153,28 +166,56 @@ public final class TestLoop: Loop {
         set { core.budgets = newValue }
     }
 
-    /// Runs `body` once when `delay` of virtual time has passed. See `Loop.schedule(after:_:)`.
+    /// Runs `body` once when `delay` of virtual time has passed. See `SerialLoop.schedule(after:from:_:)`; callers
+    /// write `schedule(after:) { … }`.
+    ///
+    /// - Parameters:
+    ///   - delay: How long from ``now``.
+    ///   - site: Where the timer was scheduled.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling.
     @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        core.schedule(after: delay, now: now, body)
+    public func schedule(
+        after delay: Duration,
+        from site: LoopSite,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
+        core.schedule(after: delay, now: now, site: site, body)
     }
 
-    /// Runs `body` once when virtual time reaches `deadline`. See `SerialLoop.schedule(at:_:)`.
+    /// Runs `body` once when virtual time reaches `deadline`. See `SerialLoop.schedule(at:from:_:)`.
     ///
     /// A deadline at or before ``now`` fires in the next timer phase: the next ``runIteration()`` (or `advance`),
     /// never synchronously.
+    ///
+    /// - Parameters:
+    ///   - deadline: When to fire.
+    ///   - site: Where the timer was scheduled.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling.
     @discardableResult
-    public func schedule(at deadline: LoopInstant, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        core.schedule(at: deadline, body)
+    public func schedule(
+        at deadline: LoopInstant,
+        from site: LoopSite,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
+        core.schedule(at: deadline, site: site, body)
     }
 
-    /// Runs `body` every `interval` of virtual time. See `Loop.scheduleRepeating(every:_:)`.
+    /// Runs `body` every `interval` of virtual time. See `SerialLoop.scheduleRepeating(every:from:_:)`.
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive.
+    ///   - site: Where the timer was scheduled.
+    ///   - body: The work to run; it receives the task.
+    /// - Returns: The task, for cancelling.
     @discardableResult
     public func scheduleRepeating(
         every interval: Duration,
+        from site: LoopSite,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
-        core.scheduleRepeating(every: interval, now: now, body)
+        core.scheduleRepeating(every: interval, now: now, site: site, body)
     }
 
     /// Marks `notification` pending for the settle phase of the next step. See `Loop.requestSettle(_:)`.
@@ -206,53 +247,7 @@ public final class TestLoop: Loop {
         core.onSignal(signal, handler)
     }
 
-    /// Posts `body` to run at the next step; a stall watchdog reports it as `label`. See `Loop.post(label:_:)`.
-    ///
-    /// - Parameters:
-    ///   - label: What the work is called in stall reports.
-    ///   - body: The work to run.
-    /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called.
-    @discardableResult
-    public nonisolated func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        noteIfPostedByOwnCallback()
-        return core.post(label: label, body).postResult == .accepted
-    }
-
-    /// Runs `body` once when `delay` of virtual time has passed, labelled for stall reports.
-    /// See `Loop.schedule(after:label:_:)`.
-    ///
-    /// - Parameters:
-    ///   - delay: How long from ``now``.
-    ///   - label: What the timer is called in stall reports.
-    ///   - body: The work to run.
-    /// - Returns: The task, for cancelling.
-    @discardableResult
-    public func schedule(
-        after delay: Duration,
-        label: StaticString,
-        _ body: @escaping @MainActor () -> Void
-    ) -> ScheduledTask {
-        core.schedule(after: delay, now: now, label: label, body)
-    }
-
-    /// Runs `body` every `interval` of virtual time, labelled for stall reports.
-    /// See `Loop.scheduleRepeating(every:label:_:)`.
-    ///
-    /// - Parameters:
-    ///   - interval: The period; must be positive.
-    ///   - label: What the timer is called in stall reports.
-    ///   - body: The work to run; it receives the task.
-    /// - Returns: The task, for cancelling.
-    @discardableResult
-    public func scheduleRepeating(
-        every interval: Duration,
-        label: StaticString,
-        _ body: @escaping @MainActor (ScheduledTask) -> Void
-    ) -> ScheduledTask {
-        core.scheduleRepeating(every: interval, now: now, label: label, body)
-    }
-
-    /// Runs `body` once, in the idle phase of the first step that leaves nothing due now. See `Loop.whenIdle(_:)`.
+    /// Runs `body` once, in the idle phase of the first step that leaves nothing due now. See `SerialLoop.whenIdle(_:from:)`.
     ///
     /// Thread-safe. A step's idle phase comes after its timers, posts and settle, and runs only when no post is
     /// waiting, nothing is pending for settle and no timer is due at ``now``. A registration from outside the loop's
@@ -261,11 +256,16 @@ public final class TestLoop: Loop {
     /// an idle body waits for the next step that runs for another reason — so `runUntilIdle(maxIterations:)` ends
     /// even with a body that re-registers itself.
     ///
-    /// - Parameter body: The work to run when the loop is idle.
+    /// - Parameters:
+    ///   - body: The work to run when the loop is idle.
+    ///   - site: Where it was registered (`whenIdle { … }` passes the caller's).
     /// - Returns: The registration, for cancelling.
     @discardableResult
-    public nonisolated func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
-        core.whenIdle(body).0
+    public nonisolated func whenIdle(
+        _ body: @escaping @MainActor @Sendable () -> Void,
+        from site: LoopSite
+    ) -> IdleRegistration {
+        core.whenIdle(body, site: site).0
     }
 
     /// Registers `body` to run when a step shuts the loop down, after posted work and settle, as

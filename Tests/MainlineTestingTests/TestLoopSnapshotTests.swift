@@ -16,9 +16,9 @@ struct TestLoopSnapshotTests {
     }
 
     @Test func timersAreListedSoonestFirstWithLabelsIntervalsAndFirings() {
-        loop.schedule(after: .seconds(3), label: "session-expiry") {}
-        loop.schedule(after: .seconds(2)) {}
-        loop.scheduleRepeating(every: .seconds(1), label: "heartbeat") { _ in }
+        let expiry = loop.schedule(after: .seconds(3), label: "session-expiry") {}
+        let plain = loop.schedule(after: .seconds(2)) {}
+        let heartbeat = loop.scheduleRepeating(every: .seconds(1), label: "heartbeat") { _ in }
         let cancelled = loop.schedule(after: .milliseconds(500), label: "cancelled") {}
         cancelled.cancel()
         loop.advance(by: .milliseconds(1_750))
@@ -27,16 +27,20 @@ struct TestLoopSnapshotTests {
         #expect(
             snapshot.timers == [
                 // Equal deadlines in firing order: the heartbeat was re-inserted when it fired, after the other one.
-                LoopSnapshot.Timer(label: nil, deadline: .zero + .seconds(2)),
+                LoopSnapshot.Timer(label: nil, site: plain.site, deadline: .zero + .seconds(2)),
                 LoopSnapshot.Timer(
                     label: "heartbeat",
+                    site: heartbeat.site,
                     deadline: .zero + .seconds(2),
                     interval: .seconds(1),
                     firings: 1
                 ),
-                LoopSnapshot.Timer(label: "session-expiry", deadline: .zero + .seconds(3)),
+                LoopSnapshot.Timer(label: "session-expiry", site: expiry.site, deadline: .zero + .seconds(3)),
             ]
         )
+        // Each timer's site is the line that scheduled it.
+        #expect(plain.site.fileID == "MainlineTestingTests/TestLoopSnapshotTests.swift")
+        #expect(heartbeat.site.line == plain.site.line + 1 && expiry.site.line == plain.site.line - 1)
         #expect(snapshot.counters.timersFired == 1)
         #expect(snapshot.now == .zero + .milliseconds(1_750))
     }

@@ -26,11 +26,19 @@ public final class CoalescingCallback {
     ///   - loop: The loop whose settle phase runs the block; the main loop unless a test passes a `TestLoop`.
     ///   - height: The dependency height of the block in settle: 0 unless it reacts to other lazy events, in which
     ///     case one more than the highest of theirs (see `SettleNotification`).
+    ///   - fileID: The creator's file: the block's site in the flight recorder (leave the default).
+    ///   - line: The creator's line (leave the default).
     ///   - block: What to run.
-    public init(loop: any Loop = MainLoop.main, height: Int = 0, block: @escaping @MainActor () -> Void) {
+    public init(
+        loop: any Loop = MainLoop.main,
+        height: Int = 0,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        block: @escaping @MainActor () -> Void
+    ) {
         self.trigger = _CoalescingTrigger(loop: loop)
         self.block = block
-        trigger.attach(SettleNotification(height: height) { [weak self] in self?.deliver() })
+        trigger.attach(SettleNotification(height: height, fileID: fileID, line: line) { [weak self] in self?.deliver() })
     }
 
     /// Schedules one call of the block. Thread-safe; cheap when a call is already pending; never blocks.

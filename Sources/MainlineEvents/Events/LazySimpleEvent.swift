@@ -43,10 +43,19 @@ public class LazySimpleEvent: SimpleEventObservable {
     ///     `TestLoop`.
     ///   - height: The dependency height: 0 for a source. An event that you trigger from observers of other lazy
     ///     events should sit one above the highest of them, as ``SimpleEventProxy`` does by itself.
-    public init(loop: any Loop = MainLoop.main, height: Int = 0) {
+    ///   - fileID: The creator's file: its deliveries' site in the flight recorder (leave the default).
+    ///   - line: The creator's line (leave the default).
+    public init(
+        loop: any Loop = MainLoop.main,
+        height: Int = 0,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) {
         self.trigger = _CoalescingTrigger(loop: loop)
         self.settleHeight = max(height, 0)
-        trigger.attach(SettleNotification(height: settleHeight) { [weak self] in self?.deliver() })
+        trigger.attach(
+            SettleNotification(height: settleHeight, fileID: fileID, line: line) { [weak self] in self?.deliver() }
+        )
     }
 
     /// The loop that delivers this event's notifications. Thread-safe.

@@ -37,8 +37,8 @@
 ///
 /// **A loop of your own** (a wrapper around `MainLoop.main` that logs, say) gets the same behaviour from everything the
 /// package builds on it, because the package reaches a loop only through this protocol — never by casting to
-/// `MainLoop` or `TestLoop`. What a loop cannot do, its default says: labels and metrics are ignored
-/// (``post(label:_:)``, ``reportMailboxDrops(named:_:)``); a loop that does not implement ``onShutdown(_:)`` cannot
+/// `MainLoop` or `TestLoop`. What a loop cannot do, its default says: metrics are ignored
+/// (``reportMailboxDrops(named:_:)``); a loop that does not implement ``onShutdown(_:)`` cannot
 /// run shutdown work, which the default reports to `Diagnostics` as `loopWithoutShutdownHooks` when something (a
 /// `.suspend` `BoundedMailbox`) asks for it.
 public protocol Loop: SerialLoop
@@ -83,45 +83,6 @@ where
     @MainActor @discardableResult
     func onSignal(_ signal: LoopSignal, _ handler: @escaping @MainActor (LoopSignal) -> Void) -> SignalRegistration
 
-    /// Runs `body` on the loop, on the main actor, soon; a stall watchdog reports it as `label`.
-    ///
-    /// Thread-safe; otherwise exactly ``SerialLoop/post(_:)``. A labelled post costs one allocation more than an
-    /// unlabelled one. Loops without labels (the default implementation) ignore `label`.
-    ///
-    /// - Parameters:
-    ///   - label: What the work is called in stall reports (`LoopWatchdog`); a static string, so that labels cost
-    ///     nothing to copy and stay a small, fixed set of metric dimensions.
-    ///   - body: The work to run.
-    /// - Returns: `true` if `body` will run; `false` if the loop has stopped.
-    @discardableResult
-    func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool
-
-    /// Runs `body` once when `delay` has passed, as ``SerialLoop/schedule(after:_:)``; a stall watchdog reports it as
-    /// `label`.
-    ///
-    /// - Parameters:
-    ///   - delay: How long from ``SerialLoop/now``.
-    ///   - label: What the timer is called in stall reports.
-    ///   - body: The work to run.
-    /// - Returns: The task, for cancelling.
-    @MainActor @discardableResult
-    func schedule(after delay: Duration, label: StaticString, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
-
-    /// Runs `body` every `interval`, as ``SerialLoop/scheduleRepeating(every:_:)``; a stall watchdog reports it as
-    /// `label`.
-    ///
-    /// - Parameters:
-    ///   - interval: The period; must be positive.
-    ///   - label: What the timer is called in stall reports.
-    ///   - body: The work to run; it receives the task.
-    /// - Returns: The task, for cancelling.
-    @MainActor @discardableResult
-    func scheduleRepeating(
-        every interval: Duration,
-        label: StaticString,
-        _ body: @escaping @MainActor (ScheduledTask) -> Void
-    ) -> ScheduledTask
-
     /// Registers `body` to run on the loop when it stops, after the work already posted and settle (see
     /// ``ShutdownRegistration``).
     ///
@@ -142,7 +103,7 @@ where
     ///
     /// Must be called on the main actor. A named `BoundedMailbox`, `LatestMailbox` or `KeyedMailbox` calls it once, at
     /// its `init`. ``MainLoop`` and `TestLoop` report through their `instrument(_:)`; a loop of your own, which has no
-    /// metrics, ignores it (the default implementation), as it ignores labels.
+    /// metrics, ignores it (the default implementation).
     ///
     /// - Parameters:
     ///   - name: The mailbox's name.
@@ -152,43 +113,55 @@ where
 }
 
 extension Loop {
-    /// Runs `body` once at `deadline`, as ``SerialLoop/schedule(after:_:)`` with the time left until then: the default
-    /// for loops that schedule by delay only. See ``SerialLoop/schedule(at:_:)``.
+    /// Runs `body` once at `deadline`, as ``SerialLoop/schedule(after:from:_:)`` with the time left until then: the
+    /// default for loops that schedule by delay only. See ``SerialLoop/schedule(at:from:_:)``.
     ///
     /// - Parameters:
     ///   - deadline: When to fire; a deadline in the past fires in the next timer phase.
+    ///   - site: Where the timer was scheduled.
     ///   - body: The work to run.
-    /// - Returns: What ``SerialLoop/schedule(after:_:)`` returns.
+    /// - Returns: What ``SerialLoop/schedule(after:from:_:)`` returns.
     @MainActor @discardableResult
-    public func schedule(at deadline: LoopInstant, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        schedule(after: deadline - now, body)
+    public func schedule(
+        at deadline: LoopInstant,
+        from site: LoopSite,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
+        schedule(after: deadline - now, from: site, body)
     }
 
     /// Posts `body`, cancellably: the default for loops that have no idle phase, where "idle" can only mean "after
-    /// what was posted before". See ``SerialLoop/whenIdle(_:)``.
+    /// what was posted before". See ``SerialLoop/whenIdle(_:from:)``.
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the body was registered.
     /// - Returns: The registration, for cancelling; spent at once when the post is refused.
     @discardableResult
-    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
+    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> IdleRegistration {
         let queue = _IdleQueue()
-        let (registration, _) = queue.add(.mainActor(body), wakes: false)
-        let posted = post {
-            for registration in queue.takeAll() {
-                if case .mainActor(let body) = queue.take(registration) { body() }
-            }
-        }
+        let (registration, _) = queue.add(.mainActor(body), site: site, wakes: false)
+        let posted = post(
+            {
+                for registration in queue.takeAll() {
+                    if case .mainActor(let body) = queue.take(registration) { body() }
+                }
+            },
+            from: site
+        )
         if !posted { queue.close() }
         return registration
     }
 
     /// Posts `body` and answers ``PostResult/accepted`` or ``PostResult/stopped``: the default for loops that have
-    /// no limit on pending posts. See ``SerialLoop/tryPost(_:)``.
+    /// no limit on pending posts. See ``SerialLoop/tryPost(_:from:)``.
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
     /// - Returns: What became of `body`.
-    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        post(body) ? .accepted : .stopped
+    public func tryPost(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> PostResult {
+        post(body, from: site) ? .accepted : .stopped
     }
 
     /// Posts one job that resolves `request` and requests settle with it: the default for loops without a settle inbox
@@ -198,7 +171,7 @@ extension Loop {
     /// - Returns: `true` if the job was posted; `false` if the loop has stopped.
     @discardableResult
     public func requestSettle(fromAnyThread request: any SettleRequest) -> Bool {
-        post {
+        post(label: "settle request") {
             guard let notification = request.notificationToSettle() else { return }
             self.requestSettle(notification)
         }
@@ -212,39 +185,74 @@ extension Loop {
         stop()
     }
 
-    /// Posts `body`, ignoring `label`: the default for loops that keep no labels. See ``Loop/post(label:_:)``.
+    /// Runs `body` on the loop, on the main actor, soon; snapshots, the flight recorder and stall reports call it
+    /// `label`. Thread-safe; otherwise exactly ``SerialLoop/post(_:fileID:line:)``, and it costs the same: the label
+    /// rides in the job's site.
     ///
     /// - Parameters:
-    ///   - label: Ignored.
+    ///   - label: What the work is called: a static string, so that labels cost nothing to copy and stay a small,
+    ///     fixed set of metric dimensions (`mainline_loop_stalls`).
+    ///   - fileID: The caller's file (leave the default).
+    ///   - line: The caller's line (leave the default).
     ///   - body: The work to run.
-    /// - Returns: What ``SerialLoop/post(_:)`` returns.
+    /// - Returns: `true` if `body` will run; `false` if the loop has stopped or is full.
     @discardableResult
-    public func post(label: StaticString, _ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        post(body)
+    public func post(
+        label: StaticString,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ body: @escaping @MainActor @Sendable () -> Void
+    ) -> Bool {
+        post(body, from: LoopSite(label: label, fileID: fileID, line: line))
     }
 
-    /// Schedules `body`, ignoring `label`: the default for loops that keep no labels.
+    /// Runs `body` once when `delay` has passed, as ``SerialLoop/schedule(after:fileID:line:_:)``; snapshots, the
+    /// flight recorder and stall reports call the timer `label`. Must be called on the main actor.
     ///
     /// - Parameters:
-    ///   - delay: How long from now.
-    ///   - label: Ignored.
+    ///   - delay: How long from ``SerialLoop/now``.
+    ///   - label: What the timer is called.
+    ///   - fileID: The caller's file (leave the default).
+    ///   - line: The caller's line (leave the default).
     ///   - body: The work to run.
-    /// - Returns: What ``SerialLoop/schedule(after:_:)`` returns.
+    /// - Returns: The task, for cancelling.
     @MainActor @discardableResult
     public func schedule(
         after delay: Duration,
         label: StaticString,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
         _ body: @escaping @MainActor () -> Void
     ) -> ScheduledTask {
-        schedule(after: delay, body)
+        schedule(after: delay, from: LoopSite(label: label, fileID: fileID, line: line), body)
+    }
+
+    /// Runs `body` every `interval`, as ``SerialLoop/scheduleRepeating(every:fileID:line:_:)``; snapshots, the flight
+    /// recorder and stall reports call the timer `label`. Must be called on the main actor.
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive.
+    ///   - label: What the timer is called.
+    ///   - fileID: The caller's file (leave the default).
+    ///   - line: The caller's line (leave the default).
+    ///   - body: The work to run; it receives the task.
+    /// - Returns: The task, for cancelling.
+    @MainActor @discardableResult
+    public func scheduleRepeating(
+        every interval: Duration,
+        label: StaticString,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        _ body: @escaping @MainActor (ScheduledTask) -> Void
+    ) -> ScheduledTask {
+        scheduleRepeating(every: interval, from: LoopSite(label: label, fileID: fileID, line: line), body)
     }
 
     /// A snapshot with ``SerialLoop/now`` only: the default for loops that keep no books. See
     /// ``SerialLoop/snapshot()``.
     ///
     /// - Returns: A `running` snapshot of ``SerialLoop/now``, named after the loop's type, with no pending work, no
-    /// timers and
-    ///   zero counters.
+    ///   timers and zero counters.
     @MainActor
     public func snapshot() -> LoopSnapshot {
         LoopSnapshot(loop: "\(Self.self)", state: .running, now: now)
@@ -271,20 +279,4 @@ extension Loop {
     ///   - dropped: Ignored.
     @MainActor
     public func reportMailboxDrops(named name: String, _ dropped: @escaping @Sendable () -> Int?) {}
-
-    /// Schedules `body` repeatedly, ignoring `label`: the default for loops that keep no labels.
-    ///
-    /// - Parameters:
-    ///   - interval: The period.
-    ///   - label: Ignored.
-    ///   - body: The work to run.
-    /// - Returns: What ``SerialLoop/scheduleRepeating(every:_:)`` returns.
-    @MainActor @discardableResult
-    public func scheduleRepeating(
-        every interval: Duration,
-        label: StaticString,
-        _ body: @escaping @MainActor (ScheduledTask) -> Void
-    ) -> ScheduledTask {
-        scheduleRepeating(every: interval, body)
-    }
 }

@@ -65,21 +65,29 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// from one thread run in the order they were posted, each exactly once. A body posted from the loop itself runs
     /// in a later iteration.
     ///
-    /// - Parameter body: The work to run on the loop.
+    /// Call it as `loop.post { … }` (``post(_:fileID:line:)``), which passes the caller's site; a loop that wraps
+    /// another forwards `site`.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run on the loop.
+    ///   - site: Where the work comes from: kept with the job for snapshots, the flight recorder and stall reports.
     /// - Returns: `true` if `body` will run; `false` if the loop has stopped or is full
     ///   (``LoopBudgets/maxPendingPosts``), in which case `body` is released without running.
     @discardableResult
-    func post(_ body: Job) -> Bool
+    func post(_ body: Job, from site: LoopSite) -> Bool
 
     /// Runs `body` on the loop, soon — or says why it will not.
     ///
-    /// Thread-safe; otherwise exactly ``post(_:)``, for producers that shed or retry when the loop is full.
+    /// Thread-safe; otherwise exactly ``post(_:from:)``, for producers that shed or retry when the loop is full. Call
+    /// it as `loop.tryPost { … }` (``tryPost(_:fileID:line:)``).
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` when the loop already holds
     ///   ``LoopBudgets/maxPendingPosts`` posts, ``PostResult/stopped`` after ``stop()``; then `body` is released
     ///   without running.
-    func tryPost(_ body: Job) -> PostResult
+    func tryPost(_ body: Job, from site: LoopSite) -> PostResult
 
     /// Runs `body` once, on the loop, as soon as an iteration has nothing else pending: no posts waiting, nothing
     /// pending for settle, no timer due now — right before the loop would block for I/O or the next timer.
@@ -105,12 +113,16 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// loop.whenIdle { progress.flush() }   // runs once all of them (and what they settled) have run
     /// ```
     ///
-    /// - Parameter body: The work to run when the loop is idle.
+    /// Call it as `loop.whenIdle { … }` (``whenIdle(_:fileID:line:)``).
+    ///
+    /// - Parameters:
+    ///   - body: The work to run when the loop is idle.
+    ///   - site: Where the work comes from.
     /// - Returns: The registration, for cancelling (thread-safe) or checking whether `body` ran.
     /// - Complexity: O(1) to register; O(n) in the pending idle bodies to cancel. An iteration with no idle body
     ///   registered pays one atomic load; posts pay nothing.
     @discardableResult
-    func whenIdle(_ body: Job) -> IdleRegistration
+    func whenIdle(_ body: Job, from site: LoopSite) -> IdleRegistration
 
     /// Stops the loop. Thread-safe and idempotent.
     ///
@@ -143,11 +155,12 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// - Parameters:
     ///   - delay: How long from ``now``; a negative delay counts as zero. Even a zero delay never runs `body`
     ///     synchronously or in the current timer phase: it runs in the next iteration at the earliest.
+    ///   - site: Where the timer was scheduled (`loop.schedule(after:) { … }` passes the caller's).
     ///   - body: The work to run.
     /// - Returns: The handle, for cancelling (from any thread). On a stopped loop it comes back already cancelled.
     /// - Complexity: O(log n) in the number of scheduled timers.
     @MainActor @discardableResult
-    func schedule(after delay: Duration, _ body: TimerJob) -> Scheduled
+    func schedule(after delay: Duration, from site: LoopSite, _ body: TimerJob) -> Scheduled
 
     /// Runs `body` once, on the loop, at `deadline` on the loop's clock (``now``).
     ///
@@ -163,11 +176,12 @@ public protocol SerialLoop: AnyObject, Sendable {
     ///
     /// - Parameters:
     ///   - deadline: When to fire.
+    ///   - site: Where the timer was scheduled (`loop.schedule(at:) { … }` passes the caller's).
     ///   - body: The work to run.
     /// - Returns: The handle, for cancelling (from any thread). On a stopped loop it comes back already cancelled.
     /// - Complexity: O(log n) in the number of scheduled timers.
     @MainActor @discardableResult
-    func schedule(at deadline: LoopInstant, _ body: TimerJob) -> Scheduled
+    func schedule(at deadline: LoopInstant, from site: LoopSite, _ body: TimerJob) -> Scheduled
 
     /// Runs `body` every `interval`, on the loop, starting one `interval` from now, at a fixed rate.
     ///
@@ -177,11 +191,12 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// - Parameters:
     ///   - interval: The period. Must be positive: anything else is reported to ``Diagnostics`` and treated as
     ///     one nanosecond.
+    ///   - site: Where the timer was scheduled (`loop.scheduleRepeating(every:) { … }` passes the caller's).
     ///   - body: The work to run; it receives the handle, so it can cancel itself.
     /// - Returns: The handle, for cancelling (from any thread). On a stopped loop it comes back already cancelled.
     /// - Complexity: O(log n) per firing in the number of scheduled timers.
     @MainActor @discardableResult
-    func scheduleRepeating(every interval: Duration, _ body: RepeatingJob) -> Scheduled
+    func scheduleRepeating(every interval: Duration, from site: LoopSite, _ body: RepeatingJob) -> Scheduled
 
     /// What the loop holds and has done now: pending posts, timers (with their labels), settle notifications, the
     /// iteration and phase it is in, its counters, its state and ``now``.

@@ -44,9 +44,10 @@ package final class _IdleQueue: @unchecked Sendable {
     /// must wake the loop: `wakes` was asked for and this is the first wake-up asked since the last idle phase.
     func add(
         _ body: _IdleBody,
+        site: LoopSite,
         wakes: Bool
     ) -> (IdleRegistration, mustWake: Bool) {
-        let registration = IdleRegistration(body, queue: self)
+        let registration = IdleRegistration(body, site: site, queue: self)
         let mustWake: Bool? = lock.withLock {
             guard !isClosed else { return nil }
             pending.append(registration)

@@ -12,10 +12,11 @@ extension _LoopCore {
     /// phase of this loop — a post, a timer, settle, an idle body — never wakes it: the iteration it runs in reaches
     /// its idle phase anyway, and one made by an idle body waits for a later iteration.
     package nonisolated func whenIdle(
-        _ body: @escaping @MainActor @Sendable () -> Void
+        _ body: @escaping @MainActor @Sendable () -> Void,
+        site: LoopSite
     ) -> (IdleRegistration, mustWake: Bool) {
         let fromLoop = owner != nil && mainline_running_loop() == owner
-        return idle.add(.mainActor(serviceContext.carry(post: body)), wakes: !fromLoop)
+        return idle.add(.mainActor(serviceContext.carry(post: body)), site: site, wakes: !fromLoop)
     }
 
     /// Whether a registration from outside the loop waits for an idle phase (`TestLoop` counts it as work due now).
@@ -43,9 +44,9 @@ extension _LoopCore {
 
     private func runIdle() -> Int {
         let monitor = self.monitor
-        return scheduler.runIdle { body in
+        return scheduler.runIdle { registration, body in
             guard case .mainActor(let body) = body else { return }
-            monitor?.begin("idle")
+            monitor?.begin(registration.site, kind: .idle)
             body()
         }
     }

@@ -11,7 +11,12 @@ extension _LoopCore {
         guard !isShutDown else { return }
         instruments?.watchdog?.stop()
         instruments = instrumentation.map {
-            _LoopInstruments($0, deliveriesSoFar: settleDeliveries, watchesMainActor: watchesMainActor)
+            _LoopInstruments(
+                $0,
+                deliveriesSoFar: settleDeliveries,
+                recorder: scheduler.recorder,
+                watchesMainActor: watchesMainActor
+            )
         }
         monitor = instruments?.watchdog?.monitor
     }
@@ -51,6 +56,7 @@ extension _LoopCore {
     package func endIteration() {
         scheduler.endIteration()
         monitor?.idle()
+        if !dropSources.isEmpty { recordDrops() }
         guard let instruments else { return }
         instruments.endIteration(
             queueDepth: { postsWaitingCount },
@@ -58,6 +64,30 @@ extension _LoopCore {
             deliveries: settleDeliveries,
             dropSources: &dropSources
         )
+    }
+
+    /// Keeps what named mailboxes dropped in the flight recorder, at most every 100 ms of the loop's clock (read from
+    /// the recorder's last phase: no clock read of its own). Mailboxes that are gone leave the list.
+    private func recordDrops() {
+        let now = scheduler.recorder.lastWorkEnd
+        guard now &- lastDropRecord >= 100_000_000 else { return }
+        lastDropRecord = now
+        var index = 0
+        while index < dropSources.count {
+            guard let dropped = dropSources[index].dropped() else {
+                dropSources.remove(at: index)
+                continue
+            }
+            if dropped > dropSources[index].recorded {
+                scheduler.recorder.keepDrops(
+                    of: dropSources[index].name,
+                    count: dropped - dropSources[index].recorded,
+                    at: now
+                )
+                dropSources[index].recorded = dropped
+            }
+            index += 1
+        }
     }
 
     /// Runs a phase, adding its duration to the iteration's busy time (once: a phase inside a phase, such as a

@@ -47,10 +47,14 @@ extension _LoopCore {
         progress.enter(.settle)
         absorbSettleInbox()
         guard let instruments else {
-            return _RunningLoop.with(owner) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+            return _RunningLoop.with(owner) {
+                settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
+            }
         }
         guard settleQueue.hasPending else { return 0 }
         monitor?.begin("settle")
-        return measured(instruments) { settleQueue.settle(rounds: budgets.settleRoundsPerIteration) }
+        return measured(instruments) {
+            settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
+        }
     }
 }

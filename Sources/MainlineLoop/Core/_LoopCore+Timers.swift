@@ -6,37 +6,34 @@ extension _LoopCore {
     package func schedule(
         after delay: Duration,
         now: LoopInstant,
-        label: StaticString? = nil,
+        site: LoopSite,
         _ body: @escaping @MainActor () -> Void
     )
         -> ScheduledTask
     {
-        schedule(at: now + max(delay, .zero), label: label, body)
+        schedule(at: now + max(delay, .zero), site: site, body)
     }
 
     /// Schedules `body` once at `deadline`; a deadline in the past fires in the next timer phase (never in the one
     /// running: see ``runDueTimers(now:)``).
     package func schedule(
         at deadline: LoopInstant,
-        label: StaticString? = nil,
+        site: LoopSite,
         _ body: @escaping @MainActor () -> Void
     ) -> ScheduledTask {
         let body = serviceContext.carry(timer: body)
-        // A label rides in the body (see `ScheduledTask.Body.labelled`): unlabelled timers stay as they were.
-        let labelledBody = ScheduledTask.Body.labelling(.once(body), label)
-        return insert(ScheduledTask(deadline: deadline, interval: nil, body: labelledBody))
+        return insert(ScheduledTask(deadline: deadline, interval: nil, site: site, body: .once(body)))
     }
 
     package func scheduleRepeating(
         every interval: Duration,
         now: LoopInstant,
-        label: StaticString? = nil,
+        site: LoopSite,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         let interval = _validRepeatingInterval(interval, caller: "scheduleRepeating")
         let body = serviceContext.carry(repeating: body)
-        let labelledBody = ScheduledTask.Body.labelling(.repeating(body), label)
-        return insert(ScheduledTask(deadline: now + interval, interval: interval, body: labelledBody))
+        return insert(ScheduledTask(deadline: now + interval, interval: interval, site: site, body: .repeating(body)))
     }
 
     func insert(_ task: ScheduledTask) -> ScheduledTask {
@@ -75,10 +72,11 @@ extension _LoopCore {
                 }
                 return nil
             },
+            site: { $0.site },
             fire: { task in
                 if let instruments {
                     instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                    monitor?.begin("timer")
+                    monitor?.begin(task.site, kind: .timer)
                 }
                 fire(task, now: now)
             }
@@ -95,9 +93,6 @@ extension _LoopCore {
 
     func fire(_ task: ScheduledTask, _ body: ScheduledTask.Body, now: LoopInstant) {
         switch body {
-        case .labelled(let label, let body):
-            monitor?.relabel(label)
-            fire(task, body, now: now)
         case .once(let body):
             task.body = nil  // `commitFiring()` already made the task `fired`
             body()

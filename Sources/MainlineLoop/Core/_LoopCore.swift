@@ -56,8 +56,10 @@ package final class _LoopCore {
     /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments`, so that the post phase reads
     /// one optional, once, to know whether to stamp each job.
     var monitor: _StallMonitor?
-    /// Named mailboxes whose drops the instrumentation reports.
+    /// Named mailboxes whose drops the instrumentation reports and the flight recorder keeps.
     var dropSources: [_DropSource] = []
+    /// When the flight recorder last looked at `dropSources` (the loop's clock, nanoseconds).
+    var lastDropRecord: UInt64 = 0
     /// Whether a measured phase is running.
     var isMeasuring = false
     /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
@@ -75,9 +77,15 @@ package final class _LoopCore {
 
     static let logger = Logger(label: "mainline.loop")
 
-    package nonisolated init(budgets: LoopBudgets = .default, loopName: String) {
+    /// - Parameter recorderClock: The loop's clock in nanoseconds, for its flight recorder: real time unless the loop
+    ///   keeps virtual time.
+    package nonisolated init(
+        budgets: LoopBudgets = .default,
+        loopName: String,
+        recorderClock: @escaping @Sendable () -> UInt64 = { _UVClock.nanoseconds() }
+    ) {
         self.budgets = budgets
-        scheduler = _LoopScheduler(budgets: budgets, loopName: loopName)
+        scheduler = _LoopScheduler(budgets: budgets, loopName: loopName, clock: recorderClock)
         posts = scheduler.posts
         idle = scheduler.idle
         progress = scheduler.progress
@@ -89,22 +97,6 @@ package final class _LoopCore {
     }
 
     // MARK: Requests
-
-    /// Posts `body` so that, once it runs, the watchdog knows it as `label`.
-    ///
-    /// Thread-safe. Costs one closure allocation more than an unlabelled post; unlabelled posts pay nothing for labels.
-    package nonisolated func post(
-        label: StaticString,
-        _ body: @escaping @MainActor @Sendable () -> Void
-    ) -> _JobQueue.EnqueueResult {
-        let body = serviceContext.carry(post: body)
-        return posts.enqueue(
-            _JobQueue.mainActorJob { [unowned self] in
-                monitor?.relabel(label)
-                body()
-            }
-        )
-    }
 
     package func onSignal(
         _ signal: LoopSignal,
@@ -174,7 +166,9 @@ package final class _LoopCore {
         let monitor = self.monitor
         // Main-actor jobs with their isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor. The
         // clock is read only while draining with a deadline.
-        return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _UVClock.now() }) { monitor?.begin("post") }
+        return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _UVClock.now() }) { site in
+            monitor?.begin(site, kind: .post)
+        }
     }
 
     /// Runs the handlers of `signal`.

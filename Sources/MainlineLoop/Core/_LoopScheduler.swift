@@ -22,6 +22,8 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let idle = _IdleQueue()
     /// The phase and counters a snapshot reports. Thread-safe.
     package let progress = _LoopProgress()
+    /// The loop's flight recorder: the phases below time their work into it. Reading it is thread-safe.
+    package let recorder: LoopFlightRecorder
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
     var postsPerIteration: Int
     /// Where the loop is with a drain deadline.
@@ -43,8 +45,16 @@ package final class _LoopScheduler: @unchecked Sendable {
         case passed
     }
 
-    package init(budgets: LoopBudgets, loopName: String) {
+    /// - Parameter clock: The loop's clock in nanoseconds, for the flight recorder (real time, or a `TestLoop`'s
+    ///   virtual time).
+    package init(
+        budgets: LoopBudgets,
+        loopName: String,
+        recorder settings: LoopFlightRecorder.Settings = .init(),
+        clock: @escaping @Sendable () -> UInt64 = { _UVClock.nanoseconds() }
+    ) {
         posts = _JobQueue(limit: budgets.maxPendingPosts)
+        recorder = LoopFlightRecorder(settings: settings, clock: clock)
         postsPerIteration = budgets.postsPerIteration
         self.loopName = loopName
     }
@@ -54,19 +64,27 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// The timer phase: fires, through `fire`, each timer `popDue` hands out — due now and scheduled before the
     /// phase began (`popDue` gets the sequence mark read first), in deadline order with ties in scheduling order,
     /// as the heap (`_DeadlineHeap`) orders them. Timers scheduled by this phase's callbacks wait for the next one.
-    /// Returns how many fired.
+    /// Returns how many fired. Each firing is timed into the flight recorder with its site (`site`).
     @inline(__always)
     package func runTimers<Firing>(
         sequenceMark: UInt64,
         popDue: (_ scheduledBefore: UInt64) -> Firing?,
+        site: (Firing) -> LoopSite,
         fire: (Firing) -> Void
     ) -> Int {
         progress.enter(.timers)
+        guard let first = popDue(sequenceMark) else { return 0 }
+        var run = recorder.beginRun(.timer)
+        var firing = first
         var fired = 0
-        while let firing = popDue(sequenceMark) {
+        while true {
             fire(firing)
             fired &+= 1
+            recorder.ran(&run, site: site(firing))
+            guard let next = popDue(sequenceMark) else { break }
+            firing = next
         }
+        recorder.endRun(&run)
         progress.didFireTimers(fired)
         return fired
     }
@@ -82,30 +100,49 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// `mainline.loop`, then ``onDiscard``). Executor jobs (an `EventLoop`'s) still run: their tasks must finish. A
     /// deadline given as time after shutdown begins is fixed the first time a phase sees the closed queue.
     ///
+    /// The jobs are timed into the flight recorder in runs (`LoopFlightRecorder.SlowWork`): one decrement per job,
+    /// a clock read per run.
+    ///
     /// The caller ends the phase: ``afterPosts()``, or `posts.endPhase()` for a loop that shuts down its own way.
     ///
-    /// - Parameter beforeEach: Runs before each job (the stall watchdog's stamp); inlined, so `{}` costs nothing.
+    /// - Parameter beforeEach: Runs before each job with its site (the stall watchdog's stamp); inlined, so `{ _ in }`
+    ///   costs nothing.
     @inline(__always)
-    package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: () -> Void) -> Int {
+    package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: (LoopSite) -> Void) -> Int {
         // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
         // the deadline is fixed then, once (one atomic load per phase until the queue closes).
         if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
         posts.refillIfDone()
         // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
         var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
-        var ran = 0
-        while ran < limit {
-            if let until = deadline, now() >= until {
-                releaseAtDeadline()
-                deadline = nil
-            }
-            guard let job = posts.next() else { break }
-            beforeEach()
-            job()
-            ran &+= 1
+        guard limit > 0, var item = nextPost(deadline: &deadline, now: now) else {
+            progress.didRunPosts(0)
+            return 0
         }
+        var run = recorder.beginRun(.post)
+        var ran = 0
+        while true {
+            beforeEach(item.site)
+            item.job()
+            ran &+= 1
+            recorder.ranPost(&run, from: posts)
+            guard ran < limit, let next = nextPost(deadline: &deadline, now: now) else { break }
+            item = next
+        }
+        recorder.endRun(&run, posts: posts)
         progress.didRunPosts(ran)
         return ran
+    }
+
+    /// The next job of the batch, once the drain deadline (if any) is checked: at the deadline, what is waiting is
+    /// released first.
+    @inline(__always)
+    private func nextPost(deadline: inout LoopInstant?, now: () -> LoopInstant) -> (job: _JobQueue.Job, site: LoopSite)? {
+        if let until = deadline, now() >= until {
+            releaseAtDeadline()
+            deadline = nil
+        }
+        return posts.next()
     }
 
     /// When a loop shuts down once its queue is closed.
@@ -156,25 +193,35 @@ package final class _LoopScheduler: @unchecked Sendable {
 
     /// The idle phase: runs, through `run`, every body registered before the phase began, in registration order.
     /// Returns how many ran. Bodies registered while the phase runs wait for the next idle phase; what the bodies
-    /// post, schedule or settle runs in the next iteration.
-    func runIdle(_ run: (_IdleBody) -> Void) -> Int {
+    /// post, schedule or settle runs in the next iteration. Each body is timed into the flight recorder with its site.
+    func runIdle(_ run: (IdleRegistration, _IdleBody) -> Void) -> Int {
         var ran = 0
+        var timing: _WorkRun?
         for registration in idle.takeAll() {
             // Taken one at a time: a body may cancel one registered after it.
             guard let body = idle.take(registration) else { continue }
-            run(body)
+            if timing == nil { timing = recorder.beginRun(.idle) }
+            run(registration, body)
             ran += 1
+            recorder.ran(&timing!, site: registration.site)
         }
+        if timing != nil { recorder.endRun(&timing!) }
         return ran
     }
 
     /// The loop is about to wait for I/O or time.
     @inline(__always)
-    package func willWait() { progress.enter(.waiting) }
+    package func willWait() {
+        progress.enter(.waiting)
+        recorder.willWait()
+    }
 
     /// The iteration is over.
     @inline(__always)
-    package func endIteration() { progress.endIteration() }
+    package func endIteration() {
+        progress.endIteration()
+        recorder.endIteration()
+    }
 
     // MARK: Draining
 

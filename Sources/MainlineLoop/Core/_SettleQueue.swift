@@ -58,12 +58,17 @@ final class _SettleQueue {
 
     /// Runs up to `rounds` rounds. Returns how many rounds ran.
     @discardableResult
-    func settle(rounds: Int) -> Int {
+    ///
+    /// - Parameter recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
+    func settle(rounds: Int, recorder: LoopFlightRecorder? = nil) -> Int {
+        guard entryCount > 0, rounds > 0 else { return 0 }
+        var timing = recorder?.beginRun(.settle)
         var ran = 0
         while entryCount > 0 && ran < rounds {
-            runRound()
+            runRound(recorder, &timing)
             ran += 1
         }
+        if timing != nil { recorder?.endRun(&timing!) }
         return ran
     }
 
@@ -85,7 +90,7 @@ final class _SettleQueue {
         return live
     }
 
-    private func runRound() {
+    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
         var height = lowestHeight
         lowestHeight = .max
         while height < buckets.count {
@@ -98,6 +103,7 @@ final class _SettleQueue {
                     entry.notification.isPending = false
                     deliveries &+= 1
                     entry.notification.deliver()
+                    if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
                 }
             }
             height += 1

@@ -76,7 +76,8 @@ final class _TimerQueue {
         return heap.liveTimersInFiringOrder(isLive: Self.isLive).map { entry in
             let task = entry.timer.takeUnretainedValue()
             return LoopSnapshot.Timer(
-                label: task.label.map { "\($0)" },
+                label: task.site.label,
+                site: task.site,
                 deadline: task.deadline,
                 interval: task.interval,
                 firings: task.firings,

@@ -47,8 +47,10 @@ extension _JobQueue {
     /// The next job of the batch, moved out of its slot (so it is released as soon as the caller is done with it);
     /// `nil` when the batch is done — or when its next slot is reserved but not yet written: the phase stops there, and
     /// ``hasIncoming`` stays `true`, so the loop comes round for it. Skips jobs released at a drain deadline.
+    ///
+    /// Only the job is moved out: the slot's site stays readable (``siteBehind(_:)``) until the loop leaves the block.
     @inline(__always)
-    package func next() -> Job? {
+    package func next() -> (job: Job, site: LoopSite)? {
         let cursor = loop
         while cursor.pointee.position != cursor.pointee.end {
             let offset = Int(cursor.pointee.position % UInt(_JobBlock.lap))
@@ -60,11 +62,26 @@ extension _JobQueue {
             guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: cursor.pointee.position) else {
                 return nil
             }
-            let slot = block.slot(offset).move()
+            let slot = block.slot(offset)
+            // The job is the slot's first field (`_JobBlock.allocate()` checks it).
+            let job = UnsafeMutableRawPointer(slot).assumingMemoryBound(to: Job?.self).move()
             cursor.pointee.position &+= 1
-            if let job = slot.job { return job }
+            if let job { return (job, slot.pointee.site) }
         }
         return nil
+    }
+
+    /// How many jobs the loop has read from its current block: the sites ``siteBehind(_:)`` can still read.
+    @inline(__always)
+    package var readInCurrentBlock: Int { Int(loop.pointee.position % UInt(_JobBlock.lap)) }
+
+    /// The site of the job `distance` positions behind the loop's read position (1: the job read last), in the
+    /// current block; `distance` must be at most ``readInCurrentBlock``. No producer writes a slot of the current block
+    /// behind the loop's position: a block is reused only once the loop has left it.
+    package func siteBehind(_ distance: Int) -> LoopSite {
+        let offset = Int(loop.pointee.position % UInt(_JobBlock.lap)) - distance
+        precondition(offset >= 0 && distance > 0, "BUG DETECTED: a site behind the loop outside its current block")
+        return loop.pointee.block.slot(offset).pointee.site
     }
 
     /// Leaves a block whose slots have all been read for the next one, and hands the old one back for reuse.

@@ -50,13 +50,18 @@ package final class _JobQueue: @unchecked Sendable {
     package struct Slot {
         /// The job; `nil` once it was released unrun (at a drain deadline).
         package var job: Job?
+        /// Where the job came from. Stays readable after the loop took the job (``next()`` moves the job out, not
+        /// the site), until a producer reuses the block: the flight recorder reads the sites of a run of jobs that
+        /// was slow, behind the loop's position in its current block.
+        package let site: LoopSite
         /// Whether it is a posted closure (which a drain deadline may release) rather than an executor job (which
         /// must run, or its task would never resume).
         package let isPost: Bool
 
         @inline(__always)
-        init(_ job: consuming @escaping Job, isPost: Bool) {
+        init(_ job: consuming @escaping Job, site: LoopSite, isPost: Bool) {
             self.job = job
+            self.site = site
             self.isPost = isPost
         }
     }
@@ -178,19 +183,23 @@ package final class _JobQueue: @unchecked Sendable {
 
     /// Queues a posted closure unless the queue is no longer open or is full. Takes no lock unless it must wake the
     /// loop.
+    ///
+    /// - Parameters:
+    ///   - job: The closure.
+    ///   - site: Where it was posted, kept in its slot.
     @inline(__always)
-    package func enqueue(_ job: consuming @escaping Job) -> EnqueueResult {
-        push(job, isPost: true)
+    package func enqueue(_ job: consuming @escaping Job, site: LoopSite) -> EnqueueResult {
+        push(job, site: site, isPost: true)
     }
 
     /// Queues an executor job unless the queue is closed (it is accepted while draining).
     @inline(__always)
-    package func enqueueJob(_ job: @escaping Job) -> EnqueueResult {
-        push(job, isPost: false)
+    package func enqueueJob(_ job: @escaping Job, site: LoopSite) -> EnqueueResult {
+        push(job, site: site, isPost: false)
     }
 
     @inline(__always)
-    private func push(_ job: consuming @escaping Job, isPost: Bool) -> EnqueueResult {
+    private func push(_ job: consuming @escaping Job, site: LoopSite, isPost: Bool) -> EnqueueResult {
         let refusedBits = isPost ? Self.stateBits : Self.closedBit
         var word = tail.load(ordering: .acquiring)
         var block = _JobBlock(UnsafeMutableRawPointer(bitPattern: tailBlock.load(ordering: .acquiring))!)
@@ -231,7 +240,7 @@ package final class _JobQueue: @unchecked Sendable {
                 tail.wrappingIncrement(by: Self.onePosition, ordering: .releasing)
                 block.link.store(address, ordering: .releasing)
             }
-            block.slot(offset).initialize(to: Slot(consume job, isPost: isPost))
+            block.slot(offset).initialize(to: Slot(consume job, site: site, isPost: isPost))
             block.stamp(offset).store(_JobBlock.stamp(for: position), ordering: .releasing)
             // Only the job at the position where the loop went to sleep wakes it, once written: any other found a loop
             // that will come round.

@@ -14,12 +14,22 @@ extension EventLoop: SerialExecutor, TaskExecutor {
     ///   Stop a loop only after the actors and tasks that use it are done.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = driver.queue.enqueueJob {
-            // Captures `self` strongly: the loop (and its executor identity) outlives every job queued on it.
-            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
-        }
+        // A task's job has no site of its own: the recorder and snapshots call it `task`.
+        let accepted = driver.queue.enqueueJob(
+            {
+                // Captures `self` strongly: the loop (and its executor identity) outlives every job queued on it.
+                job.runSynchronously(
+                    isolatedTo: self.asUnownedSerialExecutor(),
+                    taskExecutor: self.asUnownedTaskExecutor()
+                )
+            },
+            site: Self.taskSite
+        )
         guard case .enqueued = accepted else { jobEnqueuedAfterStop() }
     }
+
+    /// The site of every task job: a label, since a job says nothing of where its task was created.
+    private static let taskSite = LoopSite(label: "task")
 
     private func jobEnqueuedAfterStop() -> Never {
         preconditionFailure(

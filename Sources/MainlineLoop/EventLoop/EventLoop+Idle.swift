@@ -15,12 +15,14 @@ extension EventLoop {
     /// loop.whenIdle { metrics.flush() }   // after every read above has run
     /// ```
     ///
-    /// - Parameter body: The work to run when the loop is idle.
+    /// - Parameters:
+    ///   - body: The work to run when the loop is idle.
+    ///   - site: Where it was registered (`whenIdle { … }` passes the caller's).
     /// - Returns: The registration, for cancelling (from any thread).
     /// - Complexity: O(1) to register; O(n) in the pending idle bodies to cancel. An iteration with no idle body
     ///   registered pays one atomic load; posts pay nothing.
     @discardableResult
-    public func whenIdle(_ body: @escaping @Sendable () -> Void) -> IdleRegistration {
-        driver.whenIdle(serviceContext.carry(job: body), fromLoop: inEventLoop)
+    public func whenIdle(_ body: @escaping @Sendable () -> Void, from site: LoopSite) -> IdleRegistration {
+        driver.whenIdle(serviceContext.carry(job: body), site: site, fromLoop: inEventLoop)
     }
 }

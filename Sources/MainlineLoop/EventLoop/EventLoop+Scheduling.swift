@@ -13,13 +13,18 @@ extension EventLoop {
     ///
     /// - Parameters:
     ///   - delay: How long from ``now``; a negative delay counts as zero.
+    ///   - site: Where the timer was scheduled (`schedule(after:) { … }` passes the caller's).
     ///   - body: The work to run.
     /// - Returns: The task, for cancelling. On a stopped loop it comes back already cancelled and `body` is
     ///   released without running.
     /// - Complexity: O(log n) in the number of scheduled timers.
     @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Scheduled {
-        schedule(at: now + max(delay, .zero), body)
+    public func schedule(
+        after delay: Duration,
+        from site: LoopSite,
+        _ body: @escaping @Sendable () -> Void
+    ) -> Scheduled {
+        schedule(at: now + max(delay, .zero), from: site, body)
     }
 
     /// Runs `body` once on the loop's thread at `deadline` on the loop's clock (``now``).
@@ -36,15 +41,21 @@ extension EventLoop {
     ///
     /// - Parameters:
     ///   - deadline: When to fire.
+    ///   - site: Where the timer was scheduled (`schedule(at:) { … }` passes the caller's).
     ///   - body: The work to run.
     /// - Returns: The task, for cancelling. On a stopped loop it comes back already cancelled and `body` is
     ///   released without running.
     /// - Complexity: O(log n) in the number of scheduled timers.
     @discardableResult
-    public func schedule(at deadline: LoopInstant, _ body: @escaping @Sendable () -> Void) -> Scheduled {
+    public func schedule(
+        at deadline: LoopInstant,
+        from site: LoopSite,
+        _ body: @escaping @Sendable () -> Void
+    ) -> Scheduled {
         driver.timers.schedule(
             deadline: deadline.nanoseconds,
             interval: nil,
+            site: site,
             body: .once(serviceContext.carry(job: body))
         )
     }
@@ -63,12 +74,14 @@ extension EventLoop {
     /// - Parameters:
     ///   - interval: The period. Must be positive: anything else is reported to ``Diagnostics`` and treated as one
     ///     nanosecond.
+    ///   - site: Where the timer was scheduled (`scheduleRepeating(every:) { … }` passes the caller's).
     ///   - body: The work to run; it receives the task, so it can cancel itself.
     /// - Returns: The task, for cancelling. On a stopped loop it comes back already cancelled.
     /// - Complexity: O(log n) per firing in the number of scheduled timers.
     @discardableResult
     public func scheduleRepeating(
         every interval: Duration,
+        from site: LoopSite,
         _ body: @escaping @Sendable (Scheduled) -> Void
     ) -> Scheduled {
         let interval = _validRepeatingInterval(interval, caller: "EventLoop.scheduleRepeating")
@@ -76,6 +89,7 @@ extension EventLoop {
         return driver.timers.schedule(
             deadline: deadline.nanoseconds,
             interval: interval,
+            site: site,
             body: .repeating(serviceContext.carry(repeatingJob: body))
         )
     }

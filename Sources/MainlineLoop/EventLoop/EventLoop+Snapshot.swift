@@ -37,3 +37,9 @@ extension EventLoop {
         )
     }
 }
+
+extension EventLoop {
+    /// The loop's flight recorder: what it did in the last seconds — iterations, slow work with its site — and its
+    /// loop delay. Always on. Thread-safe: read it from any thread, even while the loop is stalled.
+    public var flightRecorder: LoopFlightRecorder { driver.scheduler.recorder }
+}

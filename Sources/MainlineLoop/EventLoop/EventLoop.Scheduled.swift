@@ -26,6 +26,8 @@ extension EventLoop {
 
         /// The time between firings of a repeating task; `nil` for a task that fires once.
         public let interval: Duration?
+        /// Where the timer was scheduled. Thread-safe.
+        public let site: LoopSite
         /// The timers that own this task; their lock protects every `var` here.
         let timers: _Timers
         /// The shared timer state machine (see `_TimerState`), protected by `timers`'s lock.
@@ -38,10 +40,11 @@ extension EventLoop {
         var firingCount = 0
         var skippedFiringCount = 0
 
-        init(timers: _Timers, deadline: Int64, interval: Duration?) {
+        init(timers: _Timers, deadline: Int64, interval: Duration?, site: LoopSite) {
             self.timers = timers
             self.nanosecondDeadline = deadline
             self.interval = interval
+            self.site = site
         }
 
         /// Whether the task is in the heap (must be read under `timers`'s lock).

@@ -83,8 +83,8 @@ extension EventLoop {
 
         /// Posts `job`; a refusal for the limit is counted in `mainline_loop_posts_rejected`. Thread-safe.
         @inline(__always)
-        func post(_ job: consuming @escaping @Sendable () -> Void) -> PostResult {
-            let result = queue.enqueue(job).postResult
+        func post(_ job: consuming @escaping @Sendable () -> Void, site: LoopSite) -> PostResult {
+            let result = queue.enqueue(job, site: site).postResult
             if case .full = result { rejections.increment() }
             return result
         }
@@ -110,7 +110,7 @@ extension EventLoop {
 
         func engineRunPostPhase() {
             scheduler.progress.enter(.posts)
-            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _UVClock.now) {}
+            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _UVClock.now) { _ in }
             switch scheduler.afterPosts(shutsDown: .whenDrained) {
             case .moreWaiting:
                 // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
@@ -132,6 +132,7 @@ extension EventLoop {
             let fired = scheduler.runTimers(
                 sequenceMark: timers.sequenceMark,
                 popDue: { timers.popDue(now: now.nanoseconds, scheduledBefore: $0) },
+                site: { $0.site },
                 fire: { $0.run() }
             )
             // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next): a post from
@@ -143,8 +144,8 @@ extension EventLoop {
         var asyncCallbacks: Int { engine.asyncCallbacks }
 
         /// Registers an idle body; wakes the loop when the registration comes from another thread. Thread-safe.
-        func whenIdle(_ body: @escaping @Sendable () -> Void, fromLoop: Bool) -> IdleRegistration {
-            let (registration, mustWake) = idle.add(.loopThread(body), wakes: !fromLoop)
+        func whenIdle(_ body: @escaping @Sendable () -> Void, site: LoopSite, fromLoop: Bool) -> IdleRegistration {
+            let (registration, mustWake) = idle.add(.loopThread(body), site: site, wakes: !fromLoop)
             if mustWake { queue.wake() }
             return registration
         }
@@ -159,7 +160,7 @@ extension EventLoop {
                 nextDeadline: timers.nextDeadline.map(LoopInstant.init(nanoseconds:)),
                 now: _UVClock.now()
             ) {
-                _ = scheduler.runIdle { body in
+                _ = scheduler.runIdle { _, body in
                     guard case .loopThread(let body) = body else { return }
                     body()
                 }

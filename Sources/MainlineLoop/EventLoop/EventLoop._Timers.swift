@@ -27,8 +27,8 @@ extension EventLoop {
         /// timer. After ``close()`` the task comes back already cancelled and `body` is released.
         ///
         /// - Complexity: O(log n).
-        func schedule(deadline: Int64, interval: Duration?, body: Scheduled.Body) -> Scheduled {
-            let task = Scheduled(timers: self, deadline: deadline, interval: interval)
+        func schedule(deadline: Int64, interval: Duration?, site: LoopSite, body: Scheduled.Body) -> Scheduled {
+            let task = Scheduled(timers: self, deadline: deadline, interval: interval, site: site)
             let becameEarliest: Bool = lock.withLock {
                 guard !isClosed else {
                     _ = task.state.cancel()
@@ -78,7 +78,7 @@ extension EventLoop {
                 switch task.body {
                 case .once(let body):
                     task.body = nil
-                    return .once(body)
+                    return .once(body, task.site)
                 case .repeating(let body):
                     let (next, skipped) = _nextFixedRateDeadline(
                         after: task.nanosecondDeadline,
@@ -95,14 +95,15 @@ extension EventLoop {
             }
         }
 
-        /// The scheduled timers in firing order, for a snapshot (an `EventLoop` timer has no label).
+        /// The scheduled timers in firing order, for a snapshot.
         ///
         /// - Complexity: O(n log n), under the lock.
         func snapshot() -> [LoopSnapshot.Timer] {
             lock.withLock {
                 heap.liveTimersInFiringOrder(isLive: Self.isLive).map { entry in
                     LoopSnapshot.Timer(
-                        label: nil,
+                        label: entry.timer.site.label,
+                        site: entry.timer.site,
                         deadline: LoopInstant(nanoseconds: entry.deadline),
                         interval: entry.timer.interval,
                         firings: entry.timer.firingCount,
@@ -133,12 +134,20 @@ extension EventLoop {
 
     /// One firing of a timer, taken out of the heap under the lock and run outside it.
     enum _Firing {
-        case once(@Sendable () -> Void)
+        case once(@Sendable () -> Void, LoopSite)
         case repeating(@Sendable (Scheduled) -> Void, Scheduled)
+
+        /// Where the timer was scheduled.
+        var site: LoopSite {
+            switch self {
+            case .once(_, let site): site
+            case .repeating(_, let task): task.site
+            }
+        }
 
         func run() {
             switch self {
-            case .once(let body): body()
+            case .once(let body, _): body()
             case .repeating(let body, let task): body(task)
             }
         }

@@ -114,24 +114,62 @@ public final class EventLoop: Sendable {
     /// loop.post { connection.assumeIsolated { $0.flush() } }
     /// ```
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - fileID: The caller's file, kept with the job as its site (leave the default).
+    ///   - line: The caller's line (leave the default).
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
     ///   ``LoopBudgets/maxPendingPosts`` posts (counted), in which case `body` is released without running;
-    ///   ``tryPost(_:)`` says which.
+    ///   ``tryPost(_:fileID:line:)`` says which.
     @discardableResult
-    public func post(_ body: consuming @escaping @Sendable () -> Void) -> Bool {
-        driver.post(serviceContext.carry(job: body)) == .accepted
+    public func post(
+        _ body: consuming @escaping @Sendable () -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Bool {
+        driver.post(serviceContext.carry(job: body), site: LoopSite(fileID: fileID, line: line)) == .accepted
+    }
+
+    /// Runs `body` on the loop's thread, soon, with `site` as where it came from. See ``SerialLoop/post(_:from:)``.
+    /// Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
+    /// - Returns: `true` if `body` will run.
+    @discardableResult
+    public func post(_ body: consuming @escaping @Sendable () -> Void, from site: LoopSite) -> Bool {
+        driver.post(serviceContext.carry(job: body), site: site) == .accepted
     }
 
     /// Runs `body` on the loop's thread, soon — or says why it will not: the loop is full or stopped.
     ///
-    /// Thread-safe; otherwise exactly ``post(_:)``, for producers that shed or retry when the loop falls behind.
+    /// Thread-safe; otherwise exactly ``post(_:fileID:line:)``, for producers that shed or retry when the loop falls
+    /// behind.
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - fileID: The caller's file (leave the default).
+    ///   - line: The caller's line (leave the default).
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: consuming @escaping @Sendable () -> Void) -> PostResult {
-        driver.post(serviceContext.carry(job: body))
+    public func tryPost(
+        _ body: consuming @escaping @Sendable () -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> PostResult {
+        driver.post(serviceContext.carry(job: body), site: LoopSite(fileID: fileID, line: line))
+    }
+
+    /// Runs `body` on the loop's thread, soon — or says why it will not — with `site` as where it came from. See
+    /// ``SerialLoop/tryPost(_:from:)``. Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
+    /// - Returns: What became of `body`.
+    public func tryPost(_ body: consuming @escaping @Sendable () -> Void, from site: LoopSite) -> PostResult {
+        driver.post(serviceContext.carry(job: body), site: site)
     }
 
     /// Stops the loop. Idempotent; never blocks.

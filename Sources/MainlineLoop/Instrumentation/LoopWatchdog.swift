@@ -10,9 +10,11 @@
 /// logger naming the label and how long, one increment of `mainline_loop_stalls` (dimension `label`), and a call to
 /// ``onStall``. The loop itself is not interrupted: the report is how a service learns that something blocks it.
 ///
-/// Labels come from ``Loop/post(label:_:)``, ``Loop/schedule(after:label:_:)`` and
-/// ``Loop/scheduleRepeating(every:label:_:)``; unlabelled work reports `post`, `timer`, `settle`, `signal`,
-/// `shutdown hook` or `main queue`.
+/// Labels come from ``Loop/post(label:fileID:line:_:)``, ``Loop/schedule(after:label:fileID:line:_:)`` and
+/// ``Loop/scheduleRepeating(every:label:fileID:line:_:)``; unlabelled work reports `post`, `timer`, `idle`, `settle`,
+/// `signal`, `shutdown hook` or `main queue`. A report names the site of the running work too (the line that posted
+/// or scheduled it), carries the flight recorder's last events before the stall (``LoopStall/lastEvents``), and is
+/// kept in the flight recorder (``LoopFlightRecorder/stallsKept``).
 ///
 /// On ``MainLoop`` the watchdog also sees main-actor work that is not one of the loop's callbacks: in guest mode a
 /// block inside `await MainActor.run {}` or a `Task { @MainActor in }` runs on the dispatch main queue beside the loop.
@@ -64,37 +66,60 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
         case iteration
     }
 
-    /// The label of the callback running when the stall was detected (`post`, `timer`, or a label given to
-    /// ``Loop/post(label:_:)`` and the scheduling calls).
+    /// The label of the callback running when the stall was detected: the label given to
+    /// ``Loop/post(label:fileID:line:_:)`` or the scheduling calls, else what it is (`post`, `timer`, `idle`, `settle`,
+    /// `signal`, `shutdown hook`, `main queue`, `main actor`).
     public var label: String
+    /// Where the running work came from — the line that posted or scheduled it — when it is work with a site (a post,
+    /// a timer, an idle body); `nil` for the loop's own work (settle, signals, hooks) and main-actor work outside the
+    /// loop.
+    public var site: LoopSite?
     /// Whether one callback or one iteration stalled.
     public var kind: Kind
     /// How long the callback (or iteration) had held the loop when the watchdog reported it: a lower bound, since a
     /// stall is reported while it lasts. The watchdog logs the total once the stall has ended.
     public var duration: Duration
+    /// When the callback (or iteration) began, in nanoseconds on the loop's clock (`CLOCK_MONOTONIC`).
+    public var startNanoseconds: UInt64
+    /// What the loop did just before: the flight recorder's last events (at most 32), oldest first.
+    public var lastEvents: [LoopFlightRecorder.Event]
 
     /// Creates a stall report.
     ///
     /// - Parameters:
     ///   - label: The label of the running callback.
+    ///   - site: Where the running work came from, if it has a site.
     ///   - kind: Whether one callback or one iteration stalled.
     ///   - duration: How long it had held the loop.
-    public init(label: String, kind: Kind, duration: Duration) {
+    ///   - startNanoseconds: When it began, on the loop's clock.
+    ///   - lastEvents: The flight recorder's last events before the stall.
+    public init(
+        label: String,
+        site: LoopSite? = nil,
+        kind: Kind,
+        duration: Duration,
+        startNanoseconds: UInt64 = 0,
+        lastEvents: [LoopFlightRecorder.Event] = []
+    ) {
         self.label = label
+        self.site = site
         self.kind = kind
         self.duration = duration
+        self.startNanoseconds = startNanoseconds
+        self.lastEvents = lastEvents
     }
 
-    /// `callback 'fetch' has held the loop for at least 312.5 ms`: a stall is reported while it lasts, so its
-    /// duration is a lower bound (the log says its total once it has ended).
+    /// `callback 'fetch' (MyApp/Catalogue.swift:42) has held the loop for at least 312.5 ms`: a stall is reported
+    /// while it lasts, so its duration is a lower bound (the log says its total once it has ended).
     public var description: String {
         let milliseconds = Double(duration.mainlineNanoseconds) / 1e6
         return "\(subject) has held the loop for at least \(milliseconds.formatted2) ms"
     }
 
-    /// `callback 'fetch'`, or `iteration (running 'fetch')`.
+    /// `callback 'fetch' (MyApp/Catalogue.swift:42)`, or `iteration (running 'fetch' …)`.
     var subject: String {
-        kind == .callback ? "callback '\(label)'" : "iteration (running '\(label)')"
+        let running = site.map { "'\(label)' (\($0.location))" } ?? "'\(label)'"
+        return kind == .callback ? "callback \(running)" : "iteration (running \(running))"
     }
 }
 

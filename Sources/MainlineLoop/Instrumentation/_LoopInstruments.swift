@@ -37,7 +37,12 @@ final class _LoopInstruments {
     /// The post queue's rejection count when it was last reported.
     private var rejectionsReported = 0
 
-    init(_ instrumentation: LoopInstrumentation, deliveriesSoFar: Int, watchesMainActor: Bool) {
+    init(
+        _ instrumentation: LoopInstrumentation,
+        deliveriesSoFar: Int,
+        recorder: LoopFlightRecorder,
+        watchesMainActor: Bool
+    ) {
         self.instrumentation = instrumentation
         mailboxDrops = _CountersByDimension(
             label: LoopMetricName.mailboxDrops,
@@ -64,6 +69,7 @@ final class _LoopInstruments {
             _StallWatchdog(
                 settings: $0,
                 instrumentation: instrumentation,
+                recorder: recorder,
                 watchesMainActor: watchesMainActor && $0.watchesMainActor
             )
         }
@@ -145,5 +151,8 @@ struct _DropSource {
     let name: String
     /// The mailbox's drop count so far, or `nil` once the mailbox is gone.
     let dropped: @Sendable () -> Int?
+    /// What was reported to the metrics so far.
     var reported = 0
+    /// What was kept in the flight recorder so far.
+    var recorded = 0
 }

@@ -1,7 +1,7 @@
 /// What the loop is running right now, stamped by the loop and read by the watchdog's thread.
 ///
-/// All operations on `_StallMonitor` are thread-safe. The loop calls ``begin(_:)``, ``relabel(_:)`` and
-/// ``idle()`` on the main actor; the watchdog reads ``snapshot()`` on its own thread.
+/// All operations on `_StallMonitor` are thread-safe. The loop calls ``begin(_:kind:)``, ``begin(_:)`` and ``idle()``
+/// where it runs; the watchdog reads ``snapshot()`` on its own thread.
 ///
 /// A stamp is one clock read and one uncontended lock; it is made only while a watchdog is installed.
 final class _StallMonitor: @unchecked Sendable {
@@ -11,7 +11,12 @@ final class _StallMonitor: @unchecked Sendable {
         var spanGeneration: UInt64
         var callbackStart: UInt64
         var callbackGeneration: UInt64
+        /// What runs: `post`, `timer`, `settle`, … (for work with a site: its kind).
         var label: StaticString
+        /// Where the running work came from, when it is work with a site (a post, a timer, an idle body).
+        var site: LoopSite?
+        /// The thread running it (the loop's, captured at the start of the busy span), for a backtrace.
+        var thread: _ThreadHandle?
     }
 
     private let lock = _Lock()
@@ -22,6 +27,8 @@ final class _StallMonitor: @unchecked Sendable {
     private var callbackStart: UInt64 = 0
     private var callbackGeneration: UInt64 = 0
     private var label: StaticString = "post"
+    private var site: LoopSite?
+    private var thread: _ThreadHandle?
     /// The callback and span generations the watchdog reported and waits to see end (0: none), and when they ended.
     private var watchedCallback: UInt64 = 0
     private var watchedSpan: UInt64 = 0
@@ -29,15 +36,30 @@ final class _StallMonitor: @unchecked Sendable {
     /// When the loop last went idle (finished its callbacks).
     private var lastIdle: UInt64 = 0
 
-    /// A callback labelled `label` starts now (and, if the loop was idle, a busy span with it).
+    /// A callback labelled `label` starts now (and, if the loop was idle, a busy span with it): work of the loop's own
+    /// with no site (the settle phase, a signal handler, a shutdown hook, a main-queue drain).
     @inline(__always)
     func begin(_ label: StaticString) {
+        stamp(label, site: nil)
+    }
+
+    /// Work of `kind` from `site` starts now (and, if the loop was idle, a busy span with it).
+    @inline(__always)
+    func begin(_ site: LoopSite, kind: LoopFlightRecorder.WorkKind) {
+        stamp(kind.label, site: site)
+    }
+
+    @inline(__always)
+    private func stamp(_ label: StaticString, site: LoopSite?) {
         let now = _UVClock.nanoseconds()
         lock.lock()
         if !isBusy {
             isBusy = true
             spanStart = now
             spanGeneration &+= 1
+            // The thread is read once per busy span: a guest loop's main-actor work may move between dispatch's
+            // threads from one pump to the next, never within one.
+            thread = _ThreadHandle.current()
         } else if callbackGeneration == watchedCallback {
             // The next callback begins: the reported one has ended.
             watchedEnd = now
@@ -45,12 +67,8 @@ final class _StallMonitor: @unchecked Sendable {
         callbackStart = now
         callbackGeneration &+= 1
         self.label = label
+        self.site = site
         lock.unlock()
-    }
-
-    /// The running callback is more precisely `label` (a labelled post says what it is once it runs).
-    func relabel(_ label: StaticString) {
-        lock.withLock { self.label = label }
     }
 
     /// The loop is about to wait: nothing runs until the next `begin`.
@@ -99,8 +117,22 @@ final class _StallMonitor: @unchecked Sendable {
                 spanGeneration: spanGeneration,
                 callbackStart: callbackStart,
                 callbackGeneration: callbackGeneration,
-                label: label
+                label: label,
+                site: site,
+                thread: thread
             )
+        }
+    }
+}
+
+extension LoopFlightRecorder.WorkKind {
+    /// What a stall report calls work of this kind.
+    var label: StaticString {
+        switch self {
+        case .post: "post"
+        case .timer: "timer"
+        case .idle: "idle"
+        case .settle: "settle"
         }
     }
 }

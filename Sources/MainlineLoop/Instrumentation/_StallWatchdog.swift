@@ -17,12 +17,19 @@ final class _StallWatchdog: Sendable {
     let monitor = _StallMonitor()
     private let stopSignal = DispatchSemaphore(value: 0)
 
-    init(settings: LoopWatchdog, instrumentation: LoopInstrumentation, watchesMainActor: Bool = false) {
+    /// - Parameter recorder: The loop's flight recorder: a report carries its last events, and is kept in it.
+    init(
+        settings: LoopWatchdog,
+        instrumentation: LoopInstrumentation,
+        recorder: LoopFlightRecorder,
+        watchesMainActor: Bool = false
+    ) {
         let checker = _Checker(
             monitor: monitor,
             heartbeat: watchesMainActor ? _MainActorHeartbeat() : nil,
             settings: settings,
-            instrumentation: instrumentation
+            instrumentation: instrumentation,
+            recorder: recorder
         )
         let stopSignal = self.stopSignal
         let interval = max(settings.threshold.mainlineNanoseconds / 4, 1_000_000)
@@ -47,6 +54,7 @@ final class _StallWatchdog: Sendable {
         let threshold: UInt64
         let settings: LoopWatchdog
         let instrumentation: LoopInstrumentation
+        let recorder: LoopFlightRecorder
         /// The last callback and span generations reported, so that each stall is reported once.
         var reportedCallback: UInt64 = 0
         var reportedSpan: UInt64 = 0
@@ -60,8 +68,10 @@ final class _StallWatchdog: Sendable {
             monitor: _StallMonitor,
             heartbeat: _MainActorHeartbeat?,
             settings: LoopWatchdog,
-            instrumentation: LoopInstrumentation
+            instrumentation: LoopInstrumentation,
+            recorder: LoopFlightRecorder
         ) {
+            self.recorder = recorder
             self.monitor = monitor
             self.heartbeat = heartbeat
             self.threshold = UInt64(settings.threshold.mainlineNanoseconds)
@@ -95,12 +105,12 @@ final class _StallWatchdog: Sendable {
                 reportedCallback = running.callbackGeneration
                 reportedSpan = running.spanGeneration
                 monitor.watch(callback: running.callbackGeneration, span: running.spanGeneration)
-                let stall = LoopStall(label: "\(running.label)", kind: .callback, duration: .nanoseconds(callbackTime))
+                let stall = stall(running, kind: .callback, duration: callbackTime, start: running.callbackStart)
                 report(stall, start: running.callbackStart, isMainActor: false)
             } else if spanTime >= threshold && running.spanGeneration != reportedSpan {
                 reportedSpan = running.spanGeneration
                 monitor.watch(callback: 0, span: running.spanGeneration)
-                let stall = LoopStall(label: "\(running.label)", kind: .iteration, duration: .nanoseconds(spanTime))
+                let stall = stall(running, kind: .iteration, duration: spanTime, start: running.spanStart)
                 report(stall, start: running.spanStart, isMainActor: false)
             }
         }
@@ -115,9 +125,41 @@ final class _StallWatchdog: Sendable {
             let waited = now &- start
             guard waited >= threshold, waited < UInt64.max / 2 else { return }
             reportedHeartbeat = waiting.generation
-            let stall = LoopStall(label: "main actor", kind: .callback, duration: .nanoseconds(waited))
+            let stall = LoopStall(
+                label: "main actor",
+                kind: .callback,
+                duration: .nanoseconds(waited),
+                startNanoseconds: start,
+                lastEvents: lastEvents()
+            )
             report(stall, start: start, isMainActor: true)
         }
+
+        /// The report of the work `running` describes: its label (the site's, when it has one), its site, and what the
+        /// recorder saw before it.
+        private func stall(
+            _ running: _StallMonitor.Snapshot,
+            kind: LoopStall.Kind,
+            duration: UInt64,
+            start: UInt64
+        ) -> LoopStall {
+            LoopStall(
+                label: running.site?.label ?? "\(running.label)",
+                site: running.site,
+                kind: kind,
+                duration: .nanoseconds(Int64(clamping: duration)),
+                startNanoseconds: start,
+                lastEvents: lastEvents()
+            )
+        }
+
+        /// The recorder's last events, for a report.
+        private func lastEvents() -> [LoopFlightRecorder.Event] {
+            Array(recorder.events().suffix(Self.eventsInReport))
+        }
+
+        /// How many of the recorder's events a report carries.
+        static let eventsInReport = 32
 
         /// Logs the total of the stall reported last, once it has ended.
         private func reportEndOfOngoingStall() {
@@ -149,11 +191,13 @@ final class _StallWatchdog: Sendable {
                 "Main loop stall: \(stall)",
                 metadata: [
                     "label": "\(stall.label)",
+                    "site": "\(stall.site?.location ?? "-")",
                     "kind": "\(stall.kind == .callback ? "callback" : "iteration")",
                     "duration_ms": "\(stall.duration.mainlineNanoseconds / 1_000_000)",
                     "threshold_ms": "\(threshold / 1_000_000)",
                 ]
             )
+            recorder.keep(stall, at: _UVClock.nanoseconds())
             stalls.counter(for: stall.label).increment()
             settings.onStall?(stall)
         }

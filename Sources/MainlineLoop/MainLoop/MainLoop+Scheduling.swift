@@ -1,29 +1,48 @@
-// The main loop's timers: the three scheduling calls of `SerialLoop` (`schedule(after:)`, `schedule(at:)`,
-// `scheduleRepeating(every:)`); the labelled forms are in `MainLoop+Labels.swift`.
+// The main loop's timers: the three scheduling calls of `SerialLoop` (`schedule(after:from:)`, `schedule(at:from:)`,
+// `scheduleRepeating(every:from:)`). Callers write `schedule(after:) { … }` or `schedule(after:label:) { … }`, the
+// forms of `SerialLoop` and `Loop` that pass their site.
 extension MainLoop {
-    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:_:)``.
+    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:from:_:)``.
     ///
-    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    /// Must be called on the main actor. Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    ///
+    /// - Parameters:
+    ///   - delay: How long from ``now``.
+    ///   - site: Where the timer was scheduled.
+    ///   - body: The work to run.
+    /// - Returns: The task, for cancelling.
     @MainActor @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+    public func schedule(
+        after delay: Duration,
+        from site: LoopSite,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
         attachIfIdle()
-        return core.schedule(after: delay, now: now, body)
+        return core.schedule(after: delay, now: now, site: site, body)
     }
 
-    /// Runs `body` every `interval` at a fixed rate, on the main actor. See ``SerialLoop/scheduleRepeating(every:_:)``.
+    /// Runs `body` every `interval` at a fixed rate, on the main actor. See
+    /// ``SerialLoop/scheduleRepeating(every:from:_:)``.
     ///
-    /// Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    /// Must be called on the main actor. Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
+    ///
+    /// - Parameters:
+    ///   - interval: The period; must be positive.
+    ///   - site: Where the timer was scheduled.
+    ///   - body: The work to run; it receives the task.
+    /// - Returns: The task, for cancelling.
     @MainActor @discardableResult
     public func scheduleRepeating(
         every interval: Duration,
+        from site: LoopSite,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         attachIfIdle()
-        return core.scheduleRepeating(every: interval, now: now, body)
+        return core.scheduleRepeating(every: interval, now: now, site: site, body)
     }
 
     /// Runs `body` once, on the main actor, at `deadline` on the loop's clock (``now``). Must be called on the main
-    /// actor. See ``SerialLoop/schedule(at:_:)``.
+    /// actor. See ``SerialLoop/schedule(at:from:_:)``.
     ///
     /// Timers with equal deadlines fire in the order they were scheduled. A deadline in the past fires in the next
     /// timer phase: never synchronously, never in the timer phase that is running. Using an idle loop attaches it as
@@ -37,12 +56,17 @@ extension MainLoop {
     ///
     /// - Parameters:
     ///   - deadline: When to fire.
+    ///   - site: Where the timer was scheduled.
     ///   - body: The work to run.
     /// - Returns: The task, for cancelling (from any thread). On a stopped loop it comes back already cancelled.
     /// - Complexity: O(log n) in the number of scheduled timers.
     @MainActor @discardableResult
-    public func schedule(at deadline: LoopInstant, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+    public func schedule(
+        at deadline: LoopInstant,
+        from site: LoopSite,
+        _ body: @escaping @MainActor () -> Void
+    ) -> ScheduledTask {
         attachIfIdle()
-        return core.schedule(at: deadline, body)
+        return core.schedule(at: deadline, site: site, body)
     }
 }

@@ -24,3 +24,10 @@ extension MainLoop {
         core.snapshot(loop: "MainLoop", state: LoopSnapshot.State(state), now: now)
     }
 }
+
+extension MainLoop {
+    /// The loop's flight recorder: what it did in the last seconds — iterations, slow work with its site, stalls,
+    /// mailbox drops — and its loop delay. Always on. Thread-safe: read it from any thread, even while the loop is
+    /// stalled.
+    public nonisolated var flightRecorder: LoopFlightRecorder { core.scheduler.recorder }
+}

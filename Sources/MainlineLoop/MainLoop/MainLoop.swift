@@ -100,39 +100,78 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// `MainLoop.main.post` has the caller retain and release the global around the call, which is about half the
     /// cost of a post (see `Benchmarks/README.md`).
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - fileID: The caller's file, kept with the job as its site (leave the default).
+    ///   - line: The caller's line (leave the default).
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
     ///   ``LoopBudgets/maxPendingPosts`` posts (then the refusal is counted). Either way `body` is released without
-    ///   running; ``tryPost(_:)`` says which.
+    ///   running; ``tryPost(_:fileID:line:)`` says which.
     @discardableResult
-    public func post(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> Bool {
-        tryPost(body) == .accepted
+    public func post(
+        _ body: consuming @escaping @MainActor @Sendable () -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Bool {
+        accept(core.post(body, site: LoopSite(fileID: fileID, line: line))) == .accepted
+    }
+
+    /// Runs `body` on the loop, soon, with `site` as where it came from: what a loop that wraps this one forwards to.
+    /// See ``SerialLoop/post(_:from:)``. Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
+    /// - Returns: `true` if `body` will run.
+    @discardableResult
+    public func post(_ body: consuming @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> Bool {
+        accept(core.post(body, site: site)) == .accepted
     }
 
     /// Runs `body` on the loop, on the main actor, soon — or says why it will not: the loop is full or stopped.
     ///
-    /// Thread-safe; takes no lock and never blocks. Otherwise exactly ``post(_:)``: for producers that shed or retry
-    /// when the loop falls behind (``LoopBudgets/maxPendingPosts``).
+    /// Thread-safe; takes no lock and never blocks. Otherwise exactly ``post(_:fileID:line:)``: for producers that shed
+    /// or retry when the loop falls behind (``LoopBudgets/maxPendingPosts``).
     ///
-    /// - Parameter body: The work to run.
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - fileID: The caller's file (leave the default).
+    ///   - line: The caller's line (leave the default).
     /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
     ///   released without running.
-    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void) -> PostResult {
-        accept(core.post(body))
+    public func tryPost(
+        _ body: consuming @escaping @MainActor @Sendable () -> Void,
+        fileID: StaticString = #fileID,
+        line: UInt = #line
+    ) -> PostResult {
+        accept(core.post(body, site: LoopSite(fileID: fileID, line: line)))
+    }
+
+    /// Runs `body` on the loop, soon — or says why it will not — with `site` as where it came from. See
+    /// ``SerialLoop/tryPost(_:from:)``. Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - body: The work to run.
+    ///   - site: Where the work comes from.
+    /// - Returns: What became of `body`.
+    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> PostResult {
+        accept(core.post(body, site: site))
     }
 
     /// Runs `body` once, on the main actor, when an iteration has nothing else pending, right before the loop blocks.
-    /// See ``SerialLoop/whenIdle(_:)``.
+    /// See ``SerialLoop/whenIdle(_:from:)``.
     ///
     /// Thread-safe. A registration from outside the loop's callbacks wakes the loop (and attaches an idle loop as a
-    /// guest, as ``post(_:)`` does). In owner mode the idle phase runs in libuv's prepare phase; in guest mode at the
-    /// end of a pump after which libuv would wait.
+    /// guest, as ``post(_:fileID:line:)`` does). In owner mode the idle phase runs in libuv's prepare phase; in guest
+    /// mode at the end of a pump after which libuv would wait.
     ///
-    /// - Parameter body: The work to run when the loop is idle.
+    /// - Parameters:
+    ///   - body: The work to run when the loop is idle.
+    ///   - site: Where the body was registered (`whenIdle { … }` passes the caller's).
     /// - Returns: The registration, for cancelling (from any thread).
     @discardableResult
-    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void) -> IdleRegistration {
-        let (registration, mustWake) = core.whenIdle(body)
+    public func whenIdle(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> IdleRegistration {
+        let (registration, mustWake) = core.whenIdle(body, site: site)
         if mustWake, !core.posts.wake() { attachAsGuest() }
         return registration
     }

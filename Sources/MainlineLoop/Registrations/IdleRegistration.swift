@@ -1,4 +1,4 @@
-/// Work registered with ``SerialLoop/whenIdle(_:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing
+/// Work registered with ``SerialLoop/whenIdle(_:fileID:line:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing
 /// else to do; cancel it to withdraw.
 ///
 /// All operations on `IdleRegistration` are thread-safe.
@@ -22,9 +22,12 @@ public final class IdleRegistration: @unchecked Sendable {
     // @unchecked Sendable: `body` is protected by `queue`'s lock (`_IdleQueue`).
     var body: _IdleBody?
     private let queue: _IdleQueue
+    /// Where the body was registered.
+    public let site: LoopSite
 
-    init(_ body: _IdleBody, queue: _IdleQueue) {
+    init(_ body: _IdleBody, site: LoopSite, queue: _IdleQueue) {
         self.body = body
+        self.site = site
         self.queue = queue
     }
 

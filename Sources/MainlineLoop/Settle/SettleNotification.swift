@@ -41,14 +41,26 @@ public final class SettleNotification {
 
     let deliver: @MainActor () -> Void
 
+    /// Where the notification was created: what the flight recorder names when a delivery is slow.
+    public nonisolated let site: LoopSite
+
     /// Creates a notification.
     ///
     /// - Parameters:
     ///   - height: The dependency height (see ``height``). Negative heights are misuse and are treated as 0.
+    ///   - fileID: The caller's file, kept as the notification's ``site`` (leave the default; a type that creates
+    ///     notifications for its users passes theirs).
+    ///   - line: The caller's line (leave the default).
     ///   - deliver: What delivery does. Capture owners weakly: the loop holds the notification while it is
     ///     pending, and an owner that is gone by then should simply deliver nothing.
-    public init(height: Int = 0, deliver: @escaping @MainActor () -> Void) {
+    public init(
+        height: Int = 0,
+        fileID: StaticString = #fileID,
+        line: UInt = #line,
+        deliver: @escaping @MainActor () -> Void
+    ) {
         self.height = height
+        self.site = LoopSite(fileID: fileID, line: line)
         self.deliver = deliver
     }
 

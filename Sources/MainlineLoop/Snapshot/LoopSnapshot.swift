@@ -92,8 +92,10 @@ public struct LoopSnapshot: Hashable, Sendable {
     /// `Timer` is a value type; all operations on it are thread-safe.
     public struct Timer: Hashable, Sendable {
         /// The label given to `schedule(after:label:_:)` or `scheduleRepeating(every:label:_:)`; `nil` for a timer
-        /// scheduled without one (and for every `EventLoop` timer, which take no labels).
+        /// scheduled without one.
         public var label: String?
+        /// Where the timer was scheduled (`nil` only for a snapshot built by hand without one).
+        public var site: LoopSite?
         /// When the timer fires next, on the loop's clock.
         public var deadline: LoopInstant
         /// The period of a repeating timer; `nil` for a one-shot timer.
@@ -107,18 +109,21 @@ public struct LoopSnapshot: Hashable, Sendable {
         ///
         /// - Parameters:
         ///   - label: The timer's label, if it has one.
+        ///   - site: Where it was scheduled.
         ///   - deadline: When it fires next.
         ///   - interval: The period of a repeating timer; `nil` for a one-shot timer.
         ///   - firings: How many times it has fired.
         ///   - skippedFirings: How many firings it skipped.
         public init(
             label: String?,
+            site: LoopSite? = nil,
             deadline: LoopInstant,
             interval: Duration? = nil,
             firings: Int = 0,
             skippedFirings: Int = 0
         ) {
             self.label = label
+            self.site = site
             self.deadline = deadline
             self.interval = interval
             self.firings = firings

@@ -32,17 +32,6 @@ public final class ScheduledTask: @unchecked Sendable {
     enum Body {
         case once(@MainActor () -> Void)
         case repeating(@MainActor (ScheduledTask) -> Void)
-        /// A body scheduled with a label (for stall reports and snapshots). Indirect, so that the label lives in the
-        /// one box a labelled timer allocates (as its wrapping closure's context did before) and `Body` stays as wide
-        /// as a closure: unlabelled timers, and the task object, pay nothing for labels (checked by
-        /// `ScheduledTaskLayoutTests`).
-        indirect case labelled(StaticString, Body)
-
-        /// `body` with `label`, or `body` itself when there is no label.
-        static func labelling(_ body: Body, _ label: StaticString?) -> Body {
-            guard let label else { return body }
-            return .labelled(label, body)
-        }
     }
 
     /// The time between firings of a repeating task; `nil` for a task that fires once. Thread-safe.
@@ -70,17 +59,16 @@ public final class ScheduledTask: @unchecked Sendable {
     /// (a cancellation from another thread reaches it through `_TimerCancellations`).
     @MainActor var isInHeap = false
 
+    /// Where the timer was scheduled, with its label if it was given one: what snapshots, the flight recorder and stall
+    /// reports call it.
+    public let site: LoopSite
+
     @MainActor
-    init(deadline: LoopInstant, interval: Duration?, body: Body) {
+    init(deadline: LoopInstant, interval: Duration?, site: LoopSite, body: Body) {
         self.deadline = deadline
         self.interval = interval
+        self.site = site
         self.body = body
-    }
-
-    /// The label the task was scheduled with, while it is still scheduled (its body holds the label); else `nil`.
-    @MainActor var label: StaticString? {
-        guard case .labelled(let label, _) = body else { return nil }
-        return label
     }
 
     /// Whether the task will still fire (it has neither fired for the last time nor been cancelled). Thread-safe.

@@ -22,19 +22,22 @@ import MainlineTesting
 
     nonisolated var clock: LoopClock { inner.clock }
 
-    nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool { inner.post(body) }
+    nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> Bool {
+        inner.post(body, from: site)
+    }
 
     nonisolated func stop() { inner.stop() }
 
-    func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
-        inner.schedule(after: delay, body)
+    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+        inner.schedule(after: delay, from: site, body)
     }
 
     func scheduleRepeating(
         every interval: Duration,
+        from site: LoopSite,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
-        inner.scheduleRepeating(every: interval, body)
+        inner.scheduleRepeating(every: interval, from: site, body)
     }
 
     func requestSettle(_ notification: SettleNotification) -> Bool { inner.requestSettle(notification) }

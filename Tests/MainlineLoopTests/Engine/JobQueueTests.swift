@@ -109,14 +109,14 @@ struct JobQueueTests {
         #expect(queue.batchRemaining == 10)
         _ = queue.enqueue {}
         #expect(wakes.value == 1, "a loop that has not gone back to sleep is not woken again")
-        while let job = queue.next() { job() }
+        while let item = queue.next() { item.job() }
         queue.endPhase()
         #expect(queue.hasIncoming, "the post behind the batch is still waiting")
         #expect(!queue.prepareToSleep(), "a loop with a post waiting must not sleep")
         _ = queue.enqueue {}
         #expect(wakes.value == 1, "nor is it woken: it did not go to sleep")
         queue.refillIfDone()
-        while let job = queue.next() { job() }
+        while let item = queue.next() { item.job() }
         queue.endPhase()
         #expect(!queue.hasIncoming)
         #expect(queue.prepareToSleep())
@@ -145,7 +145,7 @@ struct JobQueueTests {
         queue.refillIfDone()
         #expect(queue.closingDeadline == .afterShutdownBegins(.seconds(1)))
         #expect(queue.afterPhase() == .moreWaiting)
-        queue.next()?()
+        queue.next()?.job()
         #expect(ran.value == 1)
         #expect(queue.afterPhase() == .closed)
         #expect(queue.enqueueJob {} == .closed, "a closed queue takes nothing")
@@ -162,8 +162,8 @@ struct JobQueueTests {
         #expect(queue.rejectedCount == 1)
         #expect(queue.enqueueJob {} != .full, "an executor job is never refused for the limit")
         // Running two frees two places once the phase ends.
-        queue.next()?()
-        queue.next()?()
+        queue.next()?.job()
+        queue.next()?.job()
         #expect(queue.enqueue {} == .full, "not before the loop's phase ends")
         #expect(queue.rejectedCount == 2)
         queue.endPhase()
@@ -205,8 +205,8 @@ extension _JobQueue {
     fileprivate func runPhase(budget: Int) -> Int {
         refillIfDone()
         var ran = 0
-        while ran < budget, let job = next() {
-            job()
+        while ran < budget, let item = next() {
+            item.job()
             ran += 1
         }
         endPhase()
@@ -237,8 +237,8 @@ private final class Consumer: @unchecked Sendable {
             while ran < closeAfter {
                 let stop = stopping.withLock { isStopping }
                 queue.refillIfDone()
-                while let job = queue.next() {
-                    job()
+                while let item = queue.next() {
+                    item.job()
                     ran += 1
                 }
                 queue.endPhase()
@@ -249,7 +249,7 @@ private final class Consumer: @unchecked Sendable {
             queue.close()
             while queue.afterPhase() != .closed {
                 queue.refillIfDone()
-                while let job = queue.next() { job() }
+                while let item = queue.next() { item.job() }
             }
             done.signal()
         }

@@ -54,6 +54,7 @@ struct LoopWatchdogTests {
                 LoopInstrumentation(metricsFactory: metrics, logger: log.logger(), watchdog: reports.watchdog())
             )
         }
+        let postLine = #line + 2
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.post(label: "load the catalogue") {
                 reports.stallReported.wait()
@@ -78,8 +79,13 @@ struct LoopWatchdogTests {
         #expect(warnings.count == 2)
         #expect(warnings.allSatisfy { $0.metadata["label"] == "load the catalogue" })
         let first = warnings.first?.message ?? ""
-        #expect(first.contains("callback 'load the catalogue' has held the loop for at least"))
-        #expect(warnings.last?.message.contains("callback 'load the catalogue' held the loop for") == true)
+        // The report names the line that posted the job, and is kept in the loop's flight recorder.
+        let site = "MainlineLoopTests/LoopWatchdogTests.swift:\(postLine)"
+        #expect(stalls.first?.site?.location == site)
+        #expect(warnings.first?.metadata["site"] == "\(site)")
+        #expect(first.contains("callback 'load the catalogue' (\(site)) has held the loop for at least"))
+        #expect(warnings.last?.message.contains("callback 'load the catalogue' (\(site)) held the loop for") == true)
+        #expect(loop.flightRecorder.stallsKept.map(\.label) == ["load the catalogue"])
         #expect(warnings.last?.message.contains("ms in total") == true)
         let total = Int(warnings.last?.metadata["total_ms"].map { "\($0)" } ?? "") ?? 0
         #expect(total >= Int(stalls.first?.duration.mainlineNanoseconds ?? 0) / 1_000_000)

@@ -11,9 +11,9 @@ import MainlineTesting
     nonisolated let accepts: Bool
     let now: LoopInstant
     var budgets = LoopBudgets.default
-    /// The delays `schedule(after:_:)` was called with, in order.
+    /// The delays `schedule(after:from:_:)` was called with, in order.
     private(set) var scheduledDelays: [Duration] = []
-    /// Holds the tasks `schedule(after:_:)` returns; never stepped.
+    /// Holds the tasks `schedule(after:from:_:)` returns; never stepped.
     private let timers = TestLoop()
 
     nonisolated init(accepts: Bool = true, now: LoopInstant = .zero) {
@@ -24,7 +24,7 @@ import MainlineTesting
     /// One element per accepted post, so that a test can wait for posts from other threads.
     private nonisolated let posted = AsyncStream<Void>.makeStream()
 
-    nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void) -> Bool {
+    nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> Bool {
         guard accepts else { return false }
         queue.withLock { $0.append(body) }
         posted.continuation.yield()
@@ -41,13 +41,14 @@ import MainlineTesting
 
     nonisolated var clock: LoopClock { LoopClock(loop: self, now: { [now] in now }) }
 
-    func schedule(after delay: Duration, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
         scheduledDelays.append(delay)
-        return timers.schedule(after: delay, body)
+        return timers.schedule(after: delay, from: site, body)
     }
 
     func scheduleRepeating(
         every interval: Duration,
+        from site: LoopSite,
         _ body: @escaping @MainActor (ScheduledTask) -> Void
     ) -> ScheduledTask {
         fatalError("ExternalLoop has no timers; these tests never schedule")
