@@ -22,6 +22,8 @@ extension LoopFlightRecorder {
     /// waited before it. Call it only once the phase has work, so that a phase with none costs nothing.
     @inline(__always)
     func beginRun(_ kind: WorkKind) -> _WorkRun {
+        // Not recording: a run that never closes a window and records nothing at its end.
+        guard isRecording else { return _WorkRun(kind: kind, threshold: .max, start: 0, stride: .max, recording: false) }
         let now = clock()
         // A loop that slept for longer than an interval closes the one it was summing: what it did before the sleep
         // is written now, not when the next 10 ms of activity end.
@@ -30,13 +32,14 @@ extension LoopFlightRecorder {
         }
         pen.beginWork(at: now)
         let stride = pen.stride(kind)
-        return _WorkRun(kind: kind, threshold: thresholdNanoseconds, start: now, stride: stride)
+        return _WorkRun(kind: kind, threshold: thresholdNanoseconds, start: now, stride: stride, recording: true)
     }
 
     /// One piece of a run has run; `site` is where it came from (kept for the run's attribution). Every
     /// ``_WorkRun/stride`` pieces, reads the clock and closes the window.
     @inline(__always)
     func ran(_ run: inout _WorkRun, site: LoopSite?) {
+        guard run.recording else { return }
         pen.keepSite(site, at: run.stride - run.countdown)
         run.countdown &-= 1
         if run.countdown == 0 { closeWindow(&run, posts: nil) }
@@ -52,6 +55,7 @@ extension LoopFlightRecorder {
     /// The run is over: closes its last window and adds the phase's time to the iteration. For a post run, pass the
     /// queue (its sites are read from the slots).
     func endRun(_ run: inout _WorkRun, posts: _JobQueue? = nil) {
+        guard run.recording else { return }
         let length = run.stride - run.countdown
         if length > 0 {
             run.stride = length
@@ -216,8 +220,11 @@ struct _WorkRun {
     var nextStride: Int
     /// Pieces in the windows closed so far.
     var pieces = 0
+    /// Whether the recorder was recording when the run began (else nothing is timed).
+    let recording: Bool
 
-    init(kind: LoopFlightRecorder.WorkKind, threshold: UInt64, start: UInt64, stride: Int) {
+    init(kind: LoopFlightRecorder.WorkKind, threshold: UInt64, start: UInt64, stride: Int, recording: Bool) {
+        self.recording = recording
         self.kind = kind
         self.threshold = threshold
         self.start = start

@@ -33,15 +33,24 @@ public final class LoopFlightRecorder: @unchecked Sendable {
         public var capacityBytes: Int
         /// Work that runs at least this long is recorded as ``Kind/slowWork(_:)``; 1 ms by default, at least 1 µs.
         public var slowWorkThreshold: Duration
+        /// Whether the loop records. On by default, and meant to stay on; off exists so that its cost can be measured
+        /// (`Benchmarks/`): the phases then read no clock and write no record (a job still costs one decrement).
+        public var isRecording: Bool
 
         /// Creates recorder settings.
         ///
         /// - Parameters:
         ///   - capacityBytes: The ring's size in bytes (at least 4 KiB, at most 64 MiB).
         ///   - slowWorkThreshold: What counts as slow work (at least 1 µs).
-        public init(capacityBytes: Int = 256 * 1024, slowWorkThreshold: Duration = .milliseconds(1)) {
+        ///   - isRecording: Whether the loop records (leave it on).
+        public init(
+            capacityBytes: Int = 256 * 1024,
+            slowWorkThreshold: Duration = .milliseconds(1),
+            isRecording: Bool = true
+        ) {
             self.capacityBytes = min(max(capacityBytes, 64 * _RecorderRing.recordBytes), 64 * 1024 * 1024)
             self.slowWorkThreshold = max(slowWorkThreshold, .microseconds(1))
+            self.isRecording = isRecording
         }
     }
 
@@ -57,6 +66,8 @@ public final class LoopFlightRecorder: @unchecked Sendable {
     private let threshold: UnsafeAtomic<UInt64>
     /// Set when new settings changed the ring's size: the loop replaces its ring at its next record.
     private let resize = UnsafeAtomic<Bool>.create(false)
+    /// ``Settings/isRecording``, read by the loop at the start of each phase.
+    private let recording: UnsafeAtomic<Bool>
     let histogram = _DelayHistogram()
     /// The loop's clock, in nanoseconds.
     let clock: @Sendable () -> UInt64
@@ -68,6 +79,7 @@ public final class LoopFlightRecorder: @unchecked Sendable {
         currentSettings = settings
         ring = _RecorderRing(bytes: settings.capacityBytes)
         threshold = .create(UInt64(settings.slowWorkThreshold.mainlineNanoseconds))
+        recording = .create(settings.isRecording)
         self.clock = clock
         pen = _RecorderPen()
         pen.ring = ring
@@ -76,6 +88,7 @@ public final class LoopFlightRecorder: @unchecked Sendable {
     deinit {
         threshold.destroy()
         resize.destroy()
+        recording.destroy()
     }
 
     /// The recorder's settings. Thread-safe: a new threshold applies from the loop's next phase; a new size replaces
@@ -87,10 +100,15 @@ public final class LoopFlightRecorder: @unchecked Sendable {
                 let resized = newValue.capacityBytes != currentSettings.capacityBytes
                 currentSettings = newValue
                 threshold.store(UInt64(newValue.slowWorkThreshold.mainlineNanoseconds), ordering: .relaxed)
+                recording.store(newValue.isRecording, ordering: .relaxed)
                 if resized { resize.store(true, ordering: .releasing) }
             }
         }
     }
+
+    /// Whether the loop records. Thread-safe.
+    @inline(__always)
+    var isRecording: Bool { recording.load(ordering: .relaxed) }
 
     /// The slow-work threshold in nanoseconds. Thread-safe.
     @inline(__always)
@@ -132,8 +150,8 @@ public final class LoopFlightRecorder: @unchecked Sendable {
         )
     }
 
-    /// How many records the ring holds at most. Thread-safe.
-    public var capacity: Int { lock.withLock { ring.capacity } }
+    /// How many records the ring holds at most (with the current ``settings``). Thread-safe.
+    public var capacity: Int { lock.withLock { max(64, currentSettings.capacityBytes / _RecorderRing.recordBytes) } }
 
     // MARK: Notes (any thread)
 

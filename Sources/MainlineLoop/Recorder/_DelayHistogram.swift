@@ -22,8 +22,8 @@ final class _DelayHistogram: @unchecked Sendable {
     private let counts: UnsafeMutablePointer<UInt64.AtomicRepresentation>
     /// Which window the loop counts into (0 or 1).
     private let current = UnsafeAtomic<Int>.create(0)
-    /// When the current window began (0: not yet). Loop only.
-    private var windowStart: UInt64 = 0
+    /// When the current window began (`nil`: not yet). Loop only.
+    private var windowStart: UInt64?
 
     init() {
         counts = .allocate(capacity: 2 * Self.wordsPerWindow)
@@ -57,12 +57,12 @@ final class _DelayHistogram: @unchecked Sendable {
     /// Counts one iteration busy for `nanoseconds`, ending at `now`. Loop only.
     func record(_ nanoseconds: UInt64, now: UInt64) {
         var window = current.load(ordering: .relaxed)
-        if windowStart == 0 {
-            windowStart = now
-        } else if now &- windowStart >= Self.windowNanoseconds {
+        if let start = windowStart, now &- start >= Self.windowNanoseconds {
             window ^= 1
             for index in 0..<Self.wordsPerWindow { word(window, index).store(0, ordering: .relaxed) }
             current.store(window, ordering: .relaxed)
+            windowStart = now
+        } else if windowStart == nil {
             windowStart = now
         }
         let bucket = word(window, Self.bucket(nanoseconds))

@@ -19,8 +19,10 @@ final class _RecorderPen: @unchecked Sendable {
     private(set) var lastWorkEnd: UInt64 = 0
 
     // The interval.
-    /// When the interval's first iteration began running work (0: no iteration yet).
+    /// When the interval's first iteration began running work (meaningful once `intervalStarted`).
     private(set) var intervalStart: UInt64 = 0
+    /// Whether an iteration of the interval began.
+    private var intervalStarted = false
     private(set) var iterations: UInt64 = 0
     private(set) var wakeUps: UInt64 = 0
     private(set) var longest: UInt64 = 0
@@ -51,7 +53,10 @@ final class _RecorderPen: @unchecked Sendable {
         }
         if !iterationHadWork {
             iterationHadWork = true
-            if intervalStart == 0 { intervalStart = now }
+            if !intervalStarted {
+                intervalStarted = true
+                intervalStart = now
+            }
         }
     }
 
@@ -87,6 +92,7 @@ final class _RecorderPen: @unchecked Sendable {
 
     /// Starts the next interval (after the last one was written).
     func resetInterval() {
+        intervalStarted = false
         intervalStart = 0
         iterations = 0
         wakeUps = 0

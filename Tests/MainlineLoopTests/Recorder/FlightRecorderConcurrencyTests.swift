@@ -1,0 +1,68 @@
+import Atomics
+import Dispatch
+import Foundation
+import Glibc
+import MainlineLoop
+import Testing
+
+/// The recorder read from other threads while a real loop writes it: a reader never sees a torn record and never
+/// stops the loop. Under load (two spinning threads beside the loop and the readers), many rounds.
+@Suite("Flight recorder, read while the loop writes")
+struct FlightRecorderConcurrencyTests {
+    /// Spins for `microseconds` of real time: slow work the recorder must see.
+    @inline(never)
+    static func spin(microseconds: UInt64) {
+        let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
+        while DispatchTime.now().uptimeNanoseconds < end {}
+    }
+
+    @Test func readersNeverSeeATornRecordWhileTheLoopWrites() async throws {
+        let loop = EventLoop(name: "recorder-race")
+        // A small ring (64 records) and a 1 µs threshold: every job is slow, and the ring wraps constantly.
+        loop.flightRecorder.settings = .init(capacityBytes: 4_096, slowWorkThreshold: .microseconds(1))
+        let stop = ManagedAtomic(false)
+        let burners = (0..<2).map { _ in
+            Thread { while !stop.load(ordering: .relaxed) {} }
+        }
+        burners.forEach { $0.start() }
+        defer { stop.store(true, ordering: .relaxed) }
+
+        // Jobs from two known lines, 2–9 µs each.
+        let lineA = #line + 5
+        let lineB = #line + 5
+        let posted = 20_000
+        let ran = ManagedAtomic(0)
+        for index in 0..<posted / 2 {
+            loop.post { Self.spin(microseconds: UInt64(2 + index % 4)); ran.wrappingIncrement(ordering: .relaxed) }
+            loop.post { Self.spin(microseconds: UInt64(2 + index % 8)); ran.wrappingIncrement(ordering: .relaxed) }
+        }
+
+        // Two readers until the loop has run everything: each read is checked record by record.
+        let reads = ManagedAtomic(0)
+        let bad = ManagedAtomic(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    while ran.load(ordering: .relaxed) < posted {
+                        for event in loop.flightRecorder.events() {
+                            guard case .slowWork(let work) = event.kind else { continue }
+                            let site = work.site
+                            let known = site?.line == lineA || site?.line == lineB
+                            if !known || work.kind != .post || work.duration < .microseconds(1) || work.runLength < 1 {
+                                bad.wrappingIncrement(ordering: .relaxed)
+                            }
+                        }
+                        reads.wrappingIncrement(ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        loop.stop()
+        await loop.waitUntilStopped()
+
+        #expect(bad.load(ordering: .relaxed) == 0)
+        #expect(reads.load(ordering: .relaxed) > 0)
+        // The ring never grew: one ring's worth of records at most.
+        #expect(loop.flightRecorder.events().count <= 64 + 2 * 32)
+    }
+}

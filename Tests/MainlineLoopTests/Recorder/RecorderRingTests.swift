@@ -1,0 +1,56 @@
+import Atomics
+import Foundation
+import Testing
+
+@testable import MainlineLoop
+
+/// The recorder's ring under a writer and readers on other threads: every record a reader keeps is whole.
+@Suite("Recorder ring")
+struct RecorderRingTests {
+    /// The words of record number `n`: each a different function of `n`, so a record mixed from two writes shows.
+    static func words(_ n: UInt64) -> (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) {
+        (n &* 3, n &* 5, n &* 7, n &* 11, n &* 13, n &* 17)
+    }
+
+    @Test func aReaderNeverKeepsARecordMixedFromTwoWrites() async {
+        let ring = _RecorderRing(bytes: 64 * _RecorderRing.recordBytes)
+        let written = ManagedAtomic<UInt64>(0)
+        let done = ManagedAtomic(false)
+        let torn = ManagedAtomic(0)
+        let kept = ManagedAtomic(0)
+        let burners = (0..<2).map { _ in Thread { while !done.load(ordering: .relaxed) {} } }
+        burners.forEach { $0.start() }
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // The one writer, as the loop is: a million records through a ring of 64.
+                for n in UInt64(0)..<1_000_000 {
+                    let w = Self.words(n)
+                    ring.write(time: n, w.0, w.1, w.2, w.3, w.4, w.5)
+                    written.store(n, ordering: .relaxed)
+                }
+                done.store(true, ordering: .relaxed)
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    while !done.load(ordering: .relaxed) {
+                        for record in ring.read() {
+                            let expected = Self.words(record.number)
+                            if record.time != record.number || record.payload != expected {
+                                torn.wrappingIncrement(ordering: .relaxed)
+                            }
+                            kept.wrappingIncrement(ordering: .relaxed)
+                        }
+                    }
+                }
+            }
+        }
+
+        #expect(torn.load(ordering: .relaxed) == 0)
+        #expect(kept.load(ordering: .relaxed) > 0)
+        // Never more than the ring's records, the latest ones, oldest first.
+        let last = ring.read()
+        #expect(last.count == 64)
+        #expect(last.map(\.number) == Array(UInt64(1_000_000 - 64)..<1_000_000))
+    }
+}
