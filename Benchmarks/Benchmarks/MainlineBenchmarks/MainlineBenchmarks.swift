@@ -148,6 +148,9 @@ let benchmarks: @Sendable () -> Void = {
     // 15. Producers that wait: a `.suspend` mailbox against AsyncChannel and a bounded AsyncStream
     //     (WaitingProducersBenchmarks.swift).
     registerWaitingProducersBenchmarks()
+
+    // 16. What the always-on flight recorder costs: on against off, in one run (FlightRecorderBenchmarks.swift).
+    registerFlightRecorderBenchmarks()
 }
 
 /// The configuration of every post-throughput group (the loops', the C floor's, instrumentation's): 1,000,000 posts per
