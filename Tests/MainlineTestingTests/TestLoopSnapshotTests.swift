@@ -148,6 +148,7 @@ struct TestLoopSnapshotTests {
     }
 
     @Test func theDescriptionShowsOneLinePerTimerRelativeToNow() {
+        let line = #line + 1
         loop.scheduleRepeating(every: .seconds(1), label: "heartbeat") { _ in }
         loop.schedule(after: .milliseconds(31_500), label: "session-expiry") {}
         loop.schedule(after: .seconds(2)) {}
@@ -155,22 +156,38 @@ struct TestLoopSnapshotTests {
         loop.advance(by: .milliseconds(1_750))
         loop.post {}
         loop.requestSettle(SettleNotification {})
+        let file = "MainlineTestingTests/TestLoopSnapshotTests.swift"
 
         #expect(
             loop.snapshot().description == """
                 TestLoop: running, iteration 3 (waiting), now 1.750 s
                   posts: 1 pending, 1 run, 0 rejected, 0 discarded
+                    1 from \(file):\(line + 5)
                   settle: 1 pending, 0 delivered
                   timers: 3 scheduled, 1 fired
-                    in 0.250 s
-                    in 0.250 s  heartbeat  every 1.000 s, fired 1
-                    in 29.750 s  session-expiry
+                    in 0.250 s  at \(file):\(line + 2)
+                    in 0.250 s  heartbeat  every 1.000 s, fired 1  at \(file):\(line)
+                    in 29.750 s  session-expiry  at \(file):\(line + 1)
                 """
         )
     }
 
+    @Test func waitingPostsAreCountedByTheLineThatPostedThemMostFrequentFirst() {
+        let line = #line + 1
+        loop.post {}
+        for _ in 0..<3 { loop.post {} }
+        loop.post(label: "flush") {}
+        let bySite = loop.snapshot().pendingPostsBySite
+        #expect(bySite.map(\.count) == [3, 1, 1])
+        #expect(bySite.map(\.site.line) == [line + 1, line, line + 2])
+        #expect(bySite.last?.site.label == "flush")
+        loop.runUntilIdle()
+        #expect(loop.snapshot().pendingPostsBySite.isEmpty)
+    }
+
     @Test func theReadmesSignalHandlerLogsTheSnapshot() {
         var log: [String] = []
+        let line = #line + 1
         loop.scheduleRepeating(every: .seconds(1), label: "heartbeat") { _ in }
         loop.onSignal(.sigusr1) { _ in log.append("\(loop.snapshot())") }
         loop.advance(by: .milliseconds(1_750))
@@ -183,7 +200,7 @@ struct TestLoopSnapshotTests {
                   posts: 0 pending, 0 run, 0 rejected, 0 discarded
                   settle: 0 pending, 0 delivered
                   timers: 1 scheduled, 1 fired
-                    in 0.250 s  heartbeat  every 1.000 s, fired 1
+                    in 0.250 s  heartbeat  every 1.000 s, fired 1  at MainlineTestingTests/TestLoopSnapshotTests.swift:\(line)
                 """
             ]
         )

@@ -84,6 +84,29 @@ extension _JobQueue {
         return loop.pointee.block.slot(offset).pointee.site
     }
 
+    /// The sites of the jobs waiting to run, in posting order, at most `limit` of them (for a snapshot). Reads only
+    /// slots already written (their stamps say so), so it never waits for a producer; stops at the first that is not.
+    package func waitingSites(limit: Int) -> [LoopSite] {
+        var sites: [LoopSite] = []
+        var block = loop.pointee.block
+        var position = loop.pointee.position
+        let end = tail.load(ordering: .acquiring) >> Self.shift
+        while position != end, sites.count < limit {
+            let offset = Int(position % UInt(_JobBlock.lap))
+            if offset == _JobBlock.capacity {
+                let next = block.link.load(ordering: .acquiring)
+                guard next != 0 else { break }
+                block = _JobBlock(UnsafeMutableRawPointer(bitPattern: next)!)
+                position &+= 1
+                continue
+            }
+            guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: position) else { break }
+            sites.append(block.slot(offset).pointee.site)
+            position &+= 1
+        }
+        return sites
+    }
+
     /// Leaves a block whose slots have all been read for the next one, and hands the old one back for reuse.
     @inline(never)
     private func moveToNextBlock() {

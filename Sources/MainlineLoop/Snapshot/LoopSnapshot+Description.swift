@@ -1,14 +1,15 @@
 extension LoopSnapshot: CustomStringConvertible {
-    /// The snapshot for a log, on several lines: the loop and its state, posts, settle, then one line per timer,
-    /// soonest first, its deadline relative to ``now``.
+    /// The snapshot for a log, on several lines: the loop and its state, posts (and where the waiting ones came from),
+    /// settle, then one line per timer, soonest first, its deadline relative to ``now`` and where it was scheduled.
     ///
     /// ```text
     /// TestLoop: running, iteration 3 (timers), now 2.000 s
     ///   posts: 1 pending, 4 run, 0 rejected, 0 discarded
+    ///     1 from App/Feed.swift:31
     ///   settle: 0 pending, 2 delivered
     ///   timers: 2 scheduled, 3 fired
-    ///     in 0.250 s  heartbeat  every 1.000 s, fired 2
-    ///     overdue 0.100 s
+    ///     in 0.250 s  heartbeat  every 1.000 s, fired 2  at App/Clock.swift:12
+    ///     overdue 0.100 s  at App/Session.swift:40
     /// ```
     ///
     /// When idle bodies wait (``pendingIdleBodies``), an `idle: N pending` line follows the settle line.
@@ -25,6 +26,7 @@ extension LoopSnapshot: CustomStringConvertible {
             "  timers: \(timers.count) scheduled, \(counters.timersFired) fired",
         ]
         if pendingIdleBodies > 0 { lines.insert("  idle: \(pendingIdleBodies) pending", at: 3) }
+        lines.insert(contentsOf: pendingPostsBySite.map { "    \($0.count) from \($0.site.location)" }, at: 2)
         for timer in timers {
             lines.append("    " + line(for: timer))
         }
@@ -39,6 +41,7 @@ extension LoopSnapshot: CustomStringConvertible {
             line += "  every \(Self.seconds(interval.mainlineNanoseconds)), fired \(timer.firings)"
             if timer.skippedFirings > 0 { line += ", skipped \(timer.skippedFirings)" }
         }
+        if let site = timer.site { line += "  at \(site.location)" }
         return line
     }
 

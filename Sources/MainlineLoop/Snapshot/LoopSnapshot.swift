@@ -134,6 +134,26 @@ public struct LoopSnapshot: Hashable, Sendable {
     /// What the loop has done since it was created.
     ///
     /// `Counters` is a value type; all operations on it are thread-safe.
+    /// How many of the waiting posts came from one site.
+    ///
+    /// `SiteCount` is a value type; all operations on it are thread-safe.
+    public struct SiteCount: Hashable, Sendable {
+        /// Where the posts came from.
+        public var site: LoopSite
+        /// How many of them wait.
+        public var count: Int
+
+        /// Creates a count of waiting posts from one site.
+        ///
+        /// - Parameters:
+        ///   - site: Where the posts came from.
+        ///   - count: How many wait.
+        public init(site: LoopSite, count: Int) {
+            self.site = site
+            self.count = count
+        }
+    }
+
     public struct Counters: Hashable, Sendable {
         /// Iterations completed.
         public var iterations: Int
@@ -191,6 +211,10 @@ public struct LoopSnapshot: Hashable, Sendable {
     public var pendingSettleNotifications: Int
     /// Idle bodies registered (``SerialLoop/whenIdle(_:)``) and waiting for an idle phase; cancelled ones do not count.
     public var pendingIdleBodies: Int
+    /// Where the waiting posts came from, the most frequent site first (ties in posting order): at most 10 sites, from
+    /// the first 10,000 waiting posts. Empty for an ``EventLoop``, whose snapshot is taken off its thread and so cannot
+    /// read its queue.
+    public var pendingPostsBySite: [SiteCount] = []
     /// The scheduled timers, soonest first (timers due at the same instant in the order they fire).
     public var timers: [Timer]
     /// What the loop has done so far.
