@@ -24,6 +24,9 @@ let package = Package(
         .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
         // Not re-exported by `Mainline`, and empty unless the `Postgres` trait is enabled (see `traits`).
         .library(name: "MainlinePostgres", targets: ["MainlinePostgres"]),
+        // Attaches to a process's `LoopInspector` and shows its loops live in the terminal (`--once --json` for
+        // scripts, `--dump` for a bug report).
+        .executable(name: "mainline-console", targets: ["mainline-console"]),
     ],
     // A target is always compiled, but a trait-conditional dependency is not: without `Postgres` (the default),
     // `MainlinePostgres` compiles to an empty module and postgres-nio is never built. Users who want it write
@@ -125,6 +128,10 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+
+        // The inspector's client: Foundation only (its JSON and terminal), so it reads any process's inspector, of
+        // whatever Mainline version serves schema 1.
+        .executableTarget(name: "mainline-console"),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
