@@ -143,10 +143,11 @@ let package = Package(
         .testTarget(
             name: "MainlineLoopTests",
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
-            // mainline-owner-probe is built, not imported: the owner-mode tests run it as a child process.
+            // mainline-owner-probe and mainline-console are built, not imported: the owner-mode tests run the probe as a
+            // child process, and the inspector's tests the console as another user.
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
-                "mainline-owner-probe",
+                "mainline-owner-probe", "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

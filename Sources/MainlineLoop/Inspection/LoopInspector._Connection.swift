@@ -41,6 +41,9 @@ extension LoopInspector {
         /// Whether part of a request line has arrived and the rest has not.
         var hasPartialRequest: Bool { !input.isEmpty || isSkippingLine }
 
+        /// Whether requests wait to be answered (behind an answer still being written).
+        var hasQueuedRequests: Bool { queued < requests.count }
+
         /// One request line, as read.
         enum _Request {
             /// A line, without its line break (and without a carriage return before it).

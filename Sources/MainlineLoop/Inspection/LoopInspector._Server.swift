@@ -104,10 +104,7 @@ extension LoopInspector {
             if events & Int16(POLLERR | POLLNVAL) != 0 { return false }
             if connection.isWriting {
                 if events & Int16(POLLOUT | POLLHUP) != 0 {
-                    guard connection.write(now: now) else { return false }
-                    // Written: requests that arrived meanwhile are next.
-                    if !connection.isWriting { connection.answerQueued(answers.answer) }
-                    if connection.isWriting { return connection.write(now: now) }
+                    guard pump(connection, now: now) else { return false }
                 }
                 if connection.isWriting, now &- connection.lastProgress >= Self.nanoseconds(limits.stalledWrite) {
                     return false  // a client that never reads: it cannot be told, only closed
@@ -116,10 +113,9 @@ extension LoopInspector {
             }
             if events & Int16(POLLIN | POLLHUP) != 0 {
                 let open = connection.read(maximumLineBytes: limits.requestLineBytes, now: now, answer: answers.answer)
-                guard open else { return false }
-                if connection.isWriting { return connection.write(now: now) }
+                guard open, pump(connection, now: now) else { return false }
             }
-            if connection.hasPartialRequest,
+            if !connection.isWriting, connection.hasPartialRequest,
                 now &- connection.lastProgress >= Self.nanoseconds(limits.unfinishedRequest)
             {
                 connection.refuse(
@@ -130,6 +126,18 @@ extension LoopInspector {
                 return connection.write(now: now)
             }
             return true
+        }
+
+        /// Writes answers and answers the requests queued behind them, until the socket takes no more or nothing is
+        /// left.
+        ///
+        /// - Returns: Whether the connection stays open.
+        private func pump(_ connection: _Connection, now: UInt64) -> Bool {
+            while true {
+                guard connection.write(now: now) else { return false }
+                if connection.isWriting || !connection.hasQueuedRequests { return true }
+                connection.answerQueued(answers.answer)
+            }
         }
 
         /// Accepts every waiting connection: refuses a peer of another user and any client past the limit, each
