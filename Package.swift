@@ -24,6 +24,9 @@ let package = Package(
         .library(name: "MainlineServiceLifecycle", targets: ["MainlineServiceLifecycle"]),
         // Not re-exported by `Mainline`, and empty unless the `Postgres` trait is enabled (see `traits`).
         .library(name: "MainlinePostgres", targets: ["MainlinePostgres"]),
+        // Attaches to a process's `LoopInspector` and shows its loops live in the terminal (`--once --json` for
+        // scripts, `--dump` for a bug report).
+        .executable(name: "mainline-console", targets: ["mainline-console"]),
     ],
     // A target is always compiled, but a trait-conditional dependency is not: without `Postgres` (the default),
     // `MainlinePostgres` compiles to an empty module and postgres-nio is never built. Users who want it write
@@ -126,6 +129,10 @@ let package = Package(
             ]
         ),
 
+        // The inspector's client: Foundation only (its JSON and terminal), so it reads any process's inspector, of
+        // whatever Mainline version serves schema 1.
+        .executableTarget(name: "mainline-console"),
+
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
         .executableTarget(
@@ -136,10 +143,11 @@ let package = Package(
         .testTarget(
             name: "MainlineLoopTests",
             // MainlineEvents: the guest-mode suite also runs a lazy event on a real loop (it must share that suite).
-            // mainline-owner-probe is built, not imported: the owner-mode tests run it as a child process.
+            // mainline-owner-probe and mainline-console are built, not imported: the owner-mode tests run the probe as a
+            // child process, and the inspector's tests the console as another user.
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
-                "mainline-owner-probe",
+                "mainline-owner-probe", "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

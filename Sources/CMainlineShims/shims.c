@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +60,17 @@ int mainline_get_current_thread_name(char *buffer, size_t size) {
 }
 
 int mainline_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int mainline_accept_cloexec_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+// `struct ucred` is declared only under _GNU_SOURCE, which Swift's Glibc module does not define.
+int mainline_socket_peer_uid(int fd, uint32_t *uid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return errno;
+    *uid = (uint32_t)credentials.uid;
+    return 0;
+}
 
 long long mainline_heap_in_use(void) {
 #if defined(__GLIBC__)

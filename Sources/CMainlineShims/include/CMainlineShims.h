@@ -37,6 +37,14 @@ int mainline_get_current_thread_name(char *buffer, size_t size);
 /// Returns 0, or -1 with errno set.
 int mainline_pipe_cloexec(int fds[2]);
 
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK): a connection no spawned child inherits and no read blocks
+/// on (Swift's Glibc module lacks accept4). Returns the descriptor, or -1 with errno set.
+int mainline_accept_cloexec_nonblocking(int fd);
+
+/// The user id of the process at the other end of the Unix domain socket `fd` (SO_PEERCRED, whose `struct ucred`
+/// Swift's Glibc module does not import). Returns 0 and sets `*uid`, or an errno value.
+int mainline_socket_peer_uid(int fd, uint32_t *uid);
+
 /// Bytes the C allocator has handed out and not had back (glibc's `mallinfo2`: in-use heap chunks plus mmapped
 /// ones), or -1 where it cannot tell. Thread-safe. For the package's tests of memory given back after a burst.
 long long mainline_heap_in_use(void);

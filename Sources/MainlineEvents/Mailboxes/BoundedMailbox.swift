@@ -121,6 +121,12 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
         } else {
             shutdownHook = nil
         }
+        store.registerForInspection(
+            kind: "bounded",
+            capacity: self.capacity,
+            overflow: "\(overflow)",
+            replaces: false
+        )
     }
 
     deinit {

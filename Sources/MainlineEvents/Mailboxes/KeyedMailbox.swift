@@ -40,6 +40,7 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
     @MainActor public init(loop: any Loop = MainLoop.main, name: String? = nil) {
         store = _MailboxStore(Storage(), loop: loop, name: name)
+        store.registerForInspection(kind: "keyed", capacity: nil, overflow: nil, replaces: true)
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``takeAll()`` in the observer.

@@ -30,6 +30,7 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it. `nil` (the default): not reported.
     @MainActor public init(loop: any Loop = MainLoop.main, name: String? = nil) {
         store = _MailboxStore(nil, loop: loop, name: name)
+        store.registerForInspection(kind: "latest", capacity: 1, overflow: nil, replaces: true)
     }
 
     /// Triggered, lazily, after values arrive: observe it and ``take()`` in the observer.

@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+
+@testable import MainlineLoop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `LoopInspector` over a real Unix domain socket: what it answers, how it creates and removes its socket, and which
+/// paths it refuses.
+///
+/// Each test serves a registry of its own (the registry is the seam: what registers in it is what the process's loops
+/// and objects would register).
+@Suite("LoopInspector")
+struct LoopInspectorTests {
+    @Test func aSnapshotCarriesTheProcessAndEveryRegisteredObjectInRegistrationOrder() throws {
+        let folder = TemporaryFolder()
+        let registry = _InspectionRegistry()
+        let loop = InspectedFixture.loop(name: "main").register(in: registry, .loops)
+        // Objects other than loops register once an inspector has started.
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        defer { inspector.stop() }
+        let mailboxes = ["jobs", "quotes"].map {
+            InspectedFixture(.object([("name", .string($0)), ("depth", .int(1))])).register(in: registry, .mailboxes)
+        }
+        let viewModel = InspectedFixture(.object([("type", .string("ClockViewModel")), ("state", .string("resumed"))]))
+            .register(in: registry, .viewModels)
+        let coordinator = InspectedFixture(.object([("type", .string("NavigationStack")), ("stack", .array([]))]))
+            .register(in: registry, .coordinators)
+
+        let snapshot = try InspectorTestClient(path: folder.file("i.sock")).ask("snapshot")
+
+        #expect(snapshot["schema"] == .int(1))
+        #expect(snapshot["pid"] == .int(Int(getpid())))
+        let process = CommandLine.arguments[0].split(separator: "/").last.map(String.init)
+        #expect(snapshot["process"]?.stringValue == process)
+        guard case .double(let uptime) = snapshot["uptimeSeconds"] else {
+            Issue.record("uptimeSeconds is not a number: \(snapshot)")
+            return
+        }
+        #expect(uptime > 0)
+        #expect(snapshot["loops"] == .array([loop.summary]))
+        #expect(snapshot["mailboxes"] == .array(mailboxes.map(\.summary)))
+        #expect(snapshot["viewModels"] == .array([viewModel.summary]))
+        #expect(snapshot["coordinators"] == .array([coordinator.summary]))
+        // The keys in the documented order.
+        guard case .object(let members) = snapshot else { return }
+        #expect(
+            members.map(\.0)
+                == ["schema", "pid", "process", "uptimeSeconds", "loops", "mailboxes", "viewModels", "coordinators"]
+        )
+    }
+
+    @Test func theRecorderAnswerAsksEveryLoopForItsRecorder() throws {
+        let folder = TemporaryFolder()
+        let registry = _InspectionRegistry()
+        let loops = ["main", "io"].map { InspectedFixture.loop(name: $0).register(in: registry, .loops) }
+        InspectedFixture(.object([("name", .string("jobs"))])).register(in: registry, .mailboxes)
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        defer { inspector.stop() }
+
+        let recorder = try InspectorTestClient(path: folder.file("i.sock")).ask("recorder")
+
+        guard case .object(let members) = recorder else {
+            Issue.record("not an object: \(recorder)")
+            return
+        }
+        #expect(members.map(\.0) == ["schema", "pid", "process", "loops"])
+        #expect(recorder["loops"] == .array(loops.compactMap(\.recorder)))
+    }
+
+    @Test func objectsThatAreGoneAreNotInTheNextSnapshot() throws {
+        let folder = TemporaryFolder()
+        let registry = _InspectionRegistry()
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        defer { inspector.stop() }
+        var mailbox: InspectedFixture? = InspectedFixture(.object([("name", .string("jobs"))]))
+        mailbox?.register(in: registry, .mailboxes)
+        let client = try InspectorTestClient(path: folder.file("i.sock"))
+        #expect(try client.ask("snapshot")["mailboxes"]?.arrayValue?.count == 1)
+
+        mailbox = nil
+
+        #expect(try client.ask("snapshot")["mailboxes"] == .array([]))
+    }
+
+    @Test func startingActivatesTheRegistry() throws {
+        let folder = TemporaryFolder()
+        let registry = _InspectionRegistry()
+        #expect(!registry.isActive)
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        defer { inspector.stop() }
+        #expect(registry.isActive)
+    }
+
+    @Test func theSocketIsOwnerOnlyFromTheStart() throws {
+        let folder = TemporaryFolder()
+        // A permissive umask, as a process may have: the socket must still be 0600.
+        let previous = umask(0)
+        defer { umask(previous) }
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: .init(), limits: .init())
+        defer { inspector.stop() }
+
+        var info = stat()
+        #expect(lstat(folder.file("i.sock"), &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFSOCK)
+        #expect(info.st_mode & 0o777 == 0o600, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        #expect(umask(previous) == 0, "the process's umask is put back")
+    }
+
+    @Test func stopRemovesTheSocketDisconnectsClientsAndIsIdempotent() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        let client = try InspectorTestClient(path: path)
+        #expect(try client.ask("snapshot")["schema"] == .int(1))
+
+        inspector.stop()
+
+        #expect(access(path, F_OK) != 0 && errno == ENOENT, "the socket file is gone")
+        #expect(try client.readLine() == nil, "the client was disconnected")
+        inspector.stop()  // nothing more to do, and no trap
+        #expect(throws: InspectorTestClient.Failure.self) { try InspectorTestClient(path: path) }
+    }
+
+    @Test func releasingTheInspectorStopsIt() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        var inspector: LoopInspector? = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        #expect(inspector != nil)
+        inspector = nil
+        #expect(access(path, F_OK) != 0, "the socket file is gone")
+    }
+
+    @Test func stopLeavesAFileThatReplacedTheSocketAlone() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        unlink(path)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("mine".utf8)))
+
+        inspector.stop()
+
+        #expect(FileManager.default.contents(atPath: path) == Data("mine".utf8))
+    }
+
+    @Test func aSocketLeftByACrashedProcessIsReplaced() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        // A socket file nobody listens on: bound, then closed without unlinking, as a crashed process leaves it.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(LoopInspector._Listener.withAddress(of: path) { bind(stale, $0, $1) } == 0)
+        close(stale)
+        #expect(access(path, F_OK) == 0)
+
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        defer { inspector.stop() }
+
+        #expect(try InspectorTestClient(path: path).ask("snapshot")["schema"] == .int(1))
+    }
+
+    @Test func aPathALiveInspectorServesIsRefusedAndKeepsServing() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        let first = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        defer { first.stop() }
+
+        #expect(throws: LoopInspectorError.inUse(path: path)) {
+            try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        }
+        #expect(try InspectorTestClient(path: path).ask("snapshot")["schema"] == .int(1))
+    }
+
+    @Test func aPathThatIsNotASocketIsRefusedAndLeftAlone() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("notes.txt")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("keep me".utf8)))
+
+        #expect(throws: LoopInspectorError.notASocket(path: path)) {
+            try LoopInspector.start(socketPath: path)
+        }
+        #expect(FileManager.default.contents(atPath: path) == Data("keep me".utf8))
+    }
+
+    @Test func aPathTooLongForASocketIsRefusedByLength() {
+        let path = "/tmp/" + String(repeating: "x", count: 200)
+        #expect(throws: LoopInspectorError.pathTooLong(path: path, limit: 107)) {
+            try LoopInspector.start(socketPath: path)
+        }
+    }
+
+    @Test func aFolderThatDoesNotExistIsASystemErrorNamingTheCallAndErrno() {
+        let path = "/tmp/mainline-no-such-folder-\(getpid())/i.sock"
+        #expect(throws: LoopInspectorError.system(operation: "bind", path: path, errno: ENOENT)) {
+            try LoopInspector.start(socketPath: path)
+        }
+        let error = LoopInspectorError.system(operation: "bind", path: path, errno: ENOENT)
+        #expect(
+            error.description
+                == "cannot serve the inspector on \(path): bind failed: No such file or directory (errno \(ENOENT))"
+        )
+    }
+}
