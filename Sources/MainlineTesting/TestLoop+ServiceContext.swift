@@ -3,8 +3,8 @@ extension TestLoop {
     /// `MainLoop.propagatesServiceContext` does on the real loop. Off by default.
     ///
     /// Thread-safe (unlike most of `TestLoop`); takes effect for the posts and timers requested after the change.
-    /// When on, ``post(_:)``, ``tryPost(_:)``, ``post(label:_:)``, ``schedule(after:_:)``,
-    /// ``scheduleRepeating(every:_:)`` and their labelled forms read `ServiceContext.current` where they are called,
+    /// When on, ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)``, ``post(label:fileID:line:_:)``, ``schedule(after:fileID:line:_:)``,
+    /// ``scheduleRepeating(every:fileID:line:_:)`` and their labelled forms read `ServiceContext.current` where they are called,
     /// and the body runs inside `ServiceContext.withValue(context) { … }`.
     ///
     /// ```swift

@@ -6,7 +6,7 @@ import MainlineLoop
 extension TestLoop {
     /// Runs one iteration at the current time: due timers, one budget of posted work, one budget of settle
     /// rounds, then — if that left no post waiting, nothing pending for settle and no timer due at ``now`` — the idle
-    /// bodies registered before the idle phase began (see ``whenIdle(_:)``). After ``stop()``, the first step shuts
+    /// bodies registered before the idle phase began (see ``whenIdle(_:fileID:line:)``). After ``stop()``, the first step shuts
     /// the loop down instead, releasing pending idle bodies unrun.
     ///
     /// Call it on the main actor.

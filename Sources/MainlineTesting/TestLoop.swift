@@ -2,7 +2,7 @@ import MainlineLoop
 
 /// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
 ///
-/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:)``, ``whenIdle(_:)``,
+/// `TestLoop` is **not** thread-safe: it must be used on the main actor, except ``post(_:fileID:line:)``, ``whenIdle(_:fileID:line:)``,
 /// ``raise(_:)``, ``stop()`` and ``propagatesServiceContext``, which any thread may call (what they ask for waits until the test
 /// steps the loop).
 ///
@@ -10,7 +10,7 @@ import MainlineLoop
 /// but time starts at `LoopInstant.zero` and moves only when the test says so:
 ///
 /// - ``runIteration()`` runs one iteration at the current time: due timers, one budget of posts, settle, and — if
-///   nothing is left due now — idle bodies (``whenIdle(_:)``).
+///   nothing is left due now — idle bodies (``whenIdle(_:fileID:line:)``).
 /// - `runUntilIdle(maxIterations:)` runs iterations until nothing is left to do *now*.
 /// - `advance(by:)` / `advance(to:)` run everything due up to a time, setting ``now`` to each timer's
 ///   deadline as it fires, and leave ``now`` at the target. Time never moves backwards.

@@ -32,7 +32,7 @@
 /// One iteration of a loop runs, in order: due **timers** (deadline order, ties in scheduling order);
 /// **posted work** and I/O (bounded by ``LoopBudgets/postsPerIteration``); **settle** (pending
 /// ``SettleNotification``s by height, in rounds bounded by ``LoopBudgets/settleRoundsPerIteration``); then, when
-/// that left nothing pending, **idle** bodies (``SerialLoop/whenIdle(_:)``), right before the loop blocks.
+/// that left nothing pending, **idle** bodies (``SerialLoop/whenIdle(_:fileID:line:)``), right before the loop blocks.
 /// A loop never blocks while posted work or a settle notification is pending.
 ///
 /// **A loop of your own** (a wrapper around `MainLoop.main` that logs, say) gets the same behaviour from everything the

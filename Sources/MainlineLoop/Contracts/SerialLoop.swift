@@ -17,7 +17,7 @@
 /// let onIO = armTimeout(on: ioLoop, after: .seconds(5)) { connection.close() }          // runs on ioLoop's thread
 /// ```
 ///
-/// **Threading.** ``post(_:)``, ``tryPost(_:)``, ``whenIdle(_:)``, ``stop()`` and ``stop(drainDeadline:)`` are
+/// **Threading.** ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)``, ``whenIdle(_:fileID:line:)``, ``stop()`` and ``stop(drainDeadline:)`` are
 /// thread-safe on every loop. ``now``, the `schedule` methods and ``snapshot()`` must be called on the main actor
 /// *through this protocol*; a loop may allow more — ``EventLoop``'s are thread-safe — and says so on its own members.
 /// The handles the `schedule` methods return are ``ScheduledWork``: cancellable from any thread on every loop.
@@ -44,16 +44,16 @@
 ///   ``stop(drainDeadline:)``, after which the rest is released unrun and reported); timers are cancelled.
 /// - An idle body runs once, when an iteration has nothing else pending.
 public protocol SerialLoop: AnyObject, Sendable {
-    /// What ``post(_:)``, ``tryPost(_:)`` and ``whenIdle(_:)`` run: `@MainActor @Sendable () -> Void` on a main-actor
+    /// What ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)`` and ``whenIdle(_:fileID:line:)`` run: `@MainActor @Sendable () -> Void` on a main-actor
     /// loop, `@Sendable () -> Void` (on the loop's thread) on an ``EventLoop``. `Sendable`, because it is handed over
     /// from any thread.
     associatedtype Job: Sendable
 
-    /// What ``schedule(after:_:)`` and ``schedule(at:_:)`` run: `@MainActor () -> Void` on a main-actor loop,
+    /// What ``schedule(after:fileID:line:_:)`` and ``schedule(at:fileID:line:_:)`` run: `@MainActor () -> Void` on a main-actor loop,
     /// `@Sendable () -> Void` on an ``EventLoop``.
     associatedtype TimerJob
 
-    /// What ``scheduleRepeating(every:_:)`` runs; it receives its handle, so that it can cancel itself.
+    /// What ``scheduleRepeating(every:fileID:line:_:)`` runs; it receives its handle, so that it can cancel itself.
     associatedtype RepeatingJob
 
     /// The handle of a scheduled callback.

@@ -19,6 +19,7 @@ extension _LoopCore {
             )
         }
         monitor = instruments?.watchdog?.monitor
+        scheduler.recorder.monitorForInspection = monitor
     }
 
     /// Whether instrumentation is installed.

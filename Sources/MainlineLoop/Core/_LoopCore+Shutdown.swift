@@ -30,7 +30,7 @@ extension _LoopCore {
         guard !isShutDown else { return 0 }
         progress.enter(.stopping)
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
-        // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:)`).
+        // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:fileID:line:)`).
         idle.close()
         let ran = drainPosts()
         instruments?.postsRun += ran

@@ -1,7 +1,7 @@
 extension EventLoop: SerialExecutor, TaskExecutor {
     /// Runs `job` on the loop's thread: the executor of every actor and task that uses this loop.
     ///
-    /// Called by the Swift runtime, not by user code. Jobs go through the same queue as ``post(_:)``, so they
+    /// Called by the Swift runtime, not by user code. Jobs go through the same queue as ``post(_:fileID:line:)``, so they
     /// interleave with posted closures in one FIFO per producer and share its per-iteration budget. Each job runs
     /// isolated to this loop as both its serial executor and its task executor.
     ///

@@ -1,6 +1,6 @@
 extension EventLoop {
     /// Runs `body` once, on the loop's thread, as soon as an iteration has nothing else pending: no posted closure or
-    /// executor job waiting, no timer due now — right before the loop would block. `Loop.whenIdle(_:)` for a
+    /// executor job waiting, no timer due now — right before the loop would block. `Loop.whenIdle(_:fileID:line:)` for a
     /// secondary loop.
     ///
     /// Thread-safe. Bodies run in registration order, in libuv's prepare phase; what a body posts or schedules runs

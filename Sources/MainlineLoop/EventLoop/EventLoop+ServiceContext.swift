@@ -4,8 +4,8 @@ extension EventLoop {
     ///
     /// Thread-safe; takes effect for the posts and timers requested after the change. Off by default.
     ///
-    /// When on, ``post(_:)``, ``tryPost(_:)``, ``schedule(after:_:)``, ``schedule(at:_:)`` and
-    /// ``scheduleRepeating(every:_:)`` read `ServiceContext.current` (from swift-distributed-tracing's
+    /// When on, ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)``, ``schedule(after:fileID:line:_:)``, ``schedule(at:fileID:line:_:)`` and
+    /// ``scheduleRepeating(every:fileID:line:_:)`` read `ServiceContext.current` (from swift-distributed-tracing's
     /// `ServiceContextModule`) where they are called, and the body runs inside `ServiceContext.withValue(context) { … }`
     /// — every firing, for a repeating timer. Executor jobs (actors and tasks on the loop) need no switch: a task
     /// carries its task-locals itself.

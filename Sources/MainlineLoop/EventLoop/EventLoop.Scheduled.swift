@@ -3,7 +3,7 @@ extension EventLoop {
     ///
     /// All operations on `EventLoop.Scheduled` are thread-safe.
     ///
-    /// Create one with ``EventLoop/schedule(after:_:)`` or ``EventLoop/scheduleRepeating(every:_:)``; keep it to
+    /// Create one with ``EventLoop/schedule(after:fileID:line:_:)`` or ``EventLoop/scheduleRepeating(every:fileID:line:_:)``; keep it to
     /// cancel the callback. Dropping it does not cancel anything: the loop keeps the task until it fires, is
     /// cancelled, or the loop stops.
     ///

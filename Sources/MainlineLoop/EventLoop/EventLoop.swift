@@ -6,7 +6,7 @@ import Dispatch
 ///
 /// The main loop (``MainLoop``) hosts the main actor and the MVVM layers; an `EventLoop` serves everything that
 /// should not run there — sockets, files, protocol state machines, background timers. It runs posted closures
-/// (``post(_:)``), timers (``schedule(after:_:)``, ``scheduleRepeating(every:_:)``) and Swift concurrency jobs: it is
+/// (``post(_:fileID:line:)``), timers (``schedule(after:fileID:line:_:)``, ``scheduleRepeating(every:fileID:line:_:)``) and Swift concurrency jobs: it is
 /// a `SerialExecutor`, so an actor can live on it, and a `TaskExecutor`, so a task can prefer it. All of them run
 /// serialized on the loop's thread, which the initializer starts and ``stop()`` ends.
 ///
@@ -81,6 +81,8 @@ public final class EventLoop: Sendable {
         self.name = name
         driver = _Driver(name: name, budgets: budgets)
         driver.start()
+        // Every loop shows itself to an inspector (`LoopInspector`); the registry holds it weakly.
+        _InspectionRegistry.shared.register(self)
     }
 
     /// Creates a loop with a post budget of its own (for the package's tests).
@@ -174,7 +176,7 @@ public final class EventLoop: Sendable {
 
     /// Stops the loop. Idempotent; never blocks.
     ///
-    /// From this call on ``post(_:)`` returns `false` and pending timers are cancelled (a timer callback already
+    /// From this call on ``post(_:fileID:line:)`` returns `false` and pending timers are cancelled (a timer callback already
     /// running finishes). The loop thread then runs everything already posted — and jobs of tasks still running on
     /// the loop, until none is left — closes every handle and the libuv loop, resumes ``waitUntilStopped()`` and
     /// exits.

@@ -4,8 +4,8 @@ extension MainLoop {
     ///
     /// Thread-safe; takes effect for the posts and timers requested after the change. Off by default.
     ///
-    /// When on, ``post(_:)``, ``tryPost(_:)``, ``post(label:_:)``, ``schedule(after:_:)``,
-    /// ``scheduleRepeating(every:_:)`` and their labelled forms read `ServiceContext.current` (from
+    /// When on, ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)``, ``post(label:fileID:line:_:)``, ``schedule(after:fileID:line:_:)``,
+    /// ``scheduleRepeating(every:fileID:line:_:)`` and their labelled forms read `ServiceContext.current` (from
     /// swift-distributed-tracing's `ServiceContextModule`) where they are called, and the body runs inside
     /// `ServiceContext.withValue(context) { … }`. A timer scheduled from such a body carries the context on, so a trace
     /// started by a request handler continues through the work it hands to the loop:

@@ -10,7 +10,7 @@ import Musl
 
 /// The process's main loop: a libuv event loop that hosts the main actor.
 ///
-/// ``post(_:)``, ``stop()``, ``attachAsGuest()``, ``state``, ``propagatesServiceContext`` and ``waitUntilStopped()``
+/// ``post(_:fileID:line:)``, ``stop()``, ``attachAsGuest()``, ``state``, ``propagatesServiceContext`` and ``waitUntilStopped()``
 /// are thread-safe; ``run()`` must be called from a synchronous `main` on the process main thread; everything else
 /// must be used on the main actor.
 ///
@@ -52,7 +52,7 @@ import Musl
 ///
 /// - Important: Inside the loop, `DispatchQueue.main` work is drained one libdispatch snapshot at a time, and
 ///   a snapshot cannot be split: a flood of hundreds of thousands of `DispatchQueue.main.async` blocks delays
-///   timers until the snapshot is done. Mainline's own ``post(_:)`` is budgeted per iteration
+///   timers until the snapshot is done. Mainline's own ``post(_:fileID:line:)`` is budgeted per iteration
 ///   (``LoopBudgets/postsPerIteration``) and never starves timers; prefer it for high-volume traffic.
 public final class MainLoop: Loop, @unchecked Sendable {
     // @unchecked Sendable: `core` is main-actor isolated except its thread-safe `posts`; `lifecycle` is
@@ -76,6 +76,8 @@ public final class MainLoop: Loop, @unchecked Sendable {
         core.signalWatchDidChange = { [unowned self] signal, watched in
             self.currentDriver?.setSignal(signal, watched: watched)
         }
+        // Every loop shows itself to an inspector (`LoopInspector`); the registry holds it weakly.
+        _InspectionRegistry.shared.register(self)
     }
 
     // MARK: Any thread
@@ -201,7 +203,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// Stops the loop. Thread-safe and idempotent.
     ///
-    /// From this call on ``post(_:)`` returns `false`. On the loop, the work already posted runs, pending
+    /// From this call on ``post(_:fileID:line:)`` returns `false`. On the loop, the work already posted runs, pending
     /// settle notifications are delivered, timers and signal handlers are cancelled, and every libuv handle is
     /// closed; then ``run()`` returns (owner mode) and ``waitUntilStopped()`` resumes. A stopped loop stays
     /// stopped. To bound how long a backlog of posts may delay the stop, use ``stop(drainDeadline:)``.

@@ -62,6 +62,8 @@ public final class LoopFlightRecorder: @unchecked Sendable {
     private var stalls: [Event] = []
     private var drops: [Event] = []
     private var currentSettings: Settings
+    /// The stall watchdog's stamp of the loop's running work, while a watchdog watches the loop (for an inspector).
+    private var monitor: _StallMonitor?
     /// The slow-work threshold in nanoseconds, read by the loop at the start of each phase.
     private let threshold: UnsafeAtomic<UInt64>
     /// Set when new settings changed the ring's size: the loop replaces its ring at its next record.
@@ -152,6 +154,12 @@ public final class LoopFlightRecorder: @unchecked Sendable {
 
     /// How many records the ring holds at most (with the current ``settings``). Thread-safe.
     public var capacity: Int { lock.withLock { max(64, currentSettings.capacityBytes / _RecorderRing.recordBytes) } }
+
+    /// The stall watchdog's stamp of the running work, while one watches the loop. Thread-safe.
+    var monitorForInspection: _StallMonitor? {
+        get { lock.withLock { monitor } }
+        set { lock.withLock { monitor = newValue } }
+    }
 
     // MARK: Notes (any thread)
 

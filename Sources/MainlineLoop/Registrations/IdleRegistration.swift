@@ -1,4 +1,4 @@
-/// Work registered with ``SerialLoop/whenIdle(_:fileID:line:)`` (or ``EventLoop/whenIdle(_:)``) to run once the loop has nothing
+/// Work registered with ``SerialLoop/whenIdle(_:fileID:line:)`` (or ``EventLoop/whenIdle(_:fileID:line:)``) to run once the loop has nothing
 /// else to do; cancel it to withdraw.
 ///
 /// All operations on `IdleRegistration` are thread-safe.
@@ -6,7 +6,7 @@
 /// The body runs once, on the loop (the main actor; an `EventLoop`'s own thread), in the idle phase of an iteration that left nothing pending:
 /// no posts waiting, nothing pending for settle, no timer due now — right before the loop would block. Then the
 /// registration is spent (``isActive`` turns `false`). For repeating idle work, register again from the body: the
-/// new registration runs in a later iteration's idle phase (see ``SerialLoop/whenIdle(_:)`` for why that never spins
+/// new registration runs in a later iteration's idle phase (see ``SerialLoop/whenIdle(_:fileID:line:)`` for why that never spins
 /// the loop).
 ///
 /// ```swift

@@ -209,7 +209,7 @@ public struct LoopSnapshot: Hashable, Sendable {
     public var pendingPosts: Int
     /// Settle notifications waiting for delivery (zero for an `EventLoop`).
     public var pendingSettleNotifications: Int
-    /// Idle bodies registered (``SerialLoop/whenIdle(_:)``) and waiting for an idle phase; cancelled ones do not count.
+    /// Idle bodies registered (``SerialLoop/whenIdle(_:fileID:line:)``) and waiting for an idle phase; cancelled ones do not count.
     public var pendingIdleBodies: Int
     /// Where the waiting posts came from, the most frequent site first (ties in posting order): at most 10 sites, from
     /// the first 10,000 waiting posts. Empty for an ``EventLoop``, whose snapshot is taken off its thread and so cannot

@@ -5,8 +5,8 @@
 /// ``isScheduled`` and ``interval`` may be used from any thread. ``deadline``, ``firings`` and ``skippedFirings``
 /// must be read on the main actor.
 ///
-/// Create one with ``SerialLoop/schedule(after:_:)``, ``SerialLoop/schedule(at:_:)`` or
-/// ``SerialLoop/scheduleRepeating(every:_:)``. Dropping the task does not cancel it: the loop keeps it until it fires
+/// Create one with ``SerialLoop/schedule(after:fileID:line:_:)``, ``SerialLoop/schedule(at:fileID:line:_:)`` or
+/// ``SerialLoop/scheduleRepeating(every:fileID:line:_:)``. Dropping the task does not cancel it: the loop keeps it until it fires
 /// or is cancelled.
 ///
 /// ```swift

@@ -68,7 +68,7 @@ public final class ViewModelScope {
     /// (for a resumed scope: on pause).
     ///
     /// - Parameters:
-    ///   - interval: The period; must be positive (see `Loop.scheduleRepeating(every:_:)`).
+    ///   - interval: The period; must be positive (see `Loop.scheduleRepeating(every:fileID:line:_:)`).
     ///   - body: What to do on each tick.
     /// - Returns: The timer, or `nil` if the scope has already ended.
     @discardableResult
