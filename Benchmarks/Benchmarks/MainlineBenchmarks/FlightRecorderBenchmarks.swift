@@ -118,8 +118,10 @@ func registerFlightRecorderBenchmarks() {
             let nanoseconds = onMainLoop { workload.run() }
             benchmark.measurement(perObserverCall, picosecondsEach(nanoseconds, FanOutWorkload.callsPerRun))
         } setup: {
-            await setRecording()
-            return onMainLoop { FanOutWorkload(peer: .simpleEvent, observerCount: 1_000) }
+            onMainLoop {
+                MainLoop.main.flightRecorder.settings.isRecording = recording
+                return FanOutWorkload(peer: .simpleEvent, observerCount: 1_000)
+            }
         }
     }
 }

@@ -20,28 +20,38 @@ final class _LoopSnapshotCollector: Sendable {
     /// The loop's snapshot: fresh when the loop took it within ``wait``, else the last one it took (or `nil`).
     ///
     /// Posts only to a loop that is running (hosted as owner or guest): a post would start an idle loop, and an
-    /// inspector changes nothing.
+    /// inspector changes nothing. The job holds the loop's core weakly: it must never be what keeps a loop alive, or
+    /// the loop would end inside its own post phase.
     func snapshot(of loop: MainLoop) -> (snapshot: LoopSnapshot?, fresh: Bool) {
-        let running = loop.state == .owner || loop.state == .guest
-        let mustPost = running && state.withLock { state in
+        let state = loop.state
+        let running = state == .owner || state == .guest
+        let mustPost = running && self.state.withLock { state in
             guard !state.inFlight else { return false }
             state.inFlight = true
             return true
         }
         if mustPost {
-            let posted = loop.post(label: "inspector snapshot") { [state, arrived] in
-                let snapshot = loop.snapshot()
-                state.withLock {
-                    $0.latest = snapshot
-                    $0.inFlight = false
-                }
-                arrived.signal()
-            }
-            if !posted { state.withLock { $0.inFlight = false } }
+            let snapshotState = LoopSnapshot.State(state)
+            let result = loop.core.post(
+                { [weak core = loop.core, state = self.state, arrived] in
+                    let snapshot = core?.snapshot(loop: "MainLoop", state: snapshotState, now: _UVClock.now())
+                    state.withLock {
+                        $0.latest = snapshot
+                        $0.inFlight = false
+                    }
+                    arrived.signal()
+                },
+                site: Self.site
+            )
+            if case .closed = result { self.state.withLock { $0.inFlight = false } }
+            if case .full = result { self.state.withLock { $0.inFlight = false } }
         }
         // A signal left over from a job that arrived after an earlier wait ended is not this one's: take them all.
         let fresh = mustPost && arrived.wait(timeout: .now() + Self.wait) == .success
         while arrived.wait(timeout: .now()) == .success {}
-        return (state.withLock { $0.latest }, fresh)
+        return (self.state.withLock { $0.latest }, fresh)
     }
+
+    /// What the flight recorder and stall reports call the collecting job.
+    private static let site = LoopSite(label: "inspector snapshot")
 }

@@ -27,36 +27,44 @@ struct FlightRecorderConcurrencyTests {
         burners.forEach { $0.start() }
         defer { stop.store(true, ordering: .relaxed) }
 
-        // Jobs from two known lines, 2–9 µs each.
-        let lineA = #line + 5
-        let lineB = #line + 5
+        // Two reader threads (not tasks: a reader spins, and the cooperative pool has as many threads as cores),
+        // reading until the loop has run everything, at least once each: each read is checked record by record.
         let posted = 20_000
         let ran = ManagedAtomic(0)
+        let reads = ManagedAtomic(0)
+        let bad = ManagedAtomic(0)
+        let lines = ManagedAtomic(0)
+        let readersDone = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            Thread {
+                repeat {
+                    let events = loop.flightRecorder.events()
+                    // Read after the events: the lines were stored before the first post those events came from.
+                    let known = lines.load(ordering: .acquiring)
+                    for event in events {
+                        guard case .slowWork(let work) = event.kind else { continue }
+                        let line = work.site?.line ?? -1
+                        if line != known && line != known + 1 || work.kind != .post
+                            || work.duration < .microseconds(1) || work.runLength < 1
+                        {
+                            bad.wrappingIncrement(ordering: .relaxed)
+                        }
+                    }
+                    reads.wrappingIncrement(ordering: .relaxed)
+                } while ran.load(ordering: .relaxed) < posted
+                readersDone.signal()
+            }.start()
+        }
+        // Jobs from two known lines, 2–9 µs each.
+        lines.store(#line + 2, ordering: .releasing)
         for index in 0..<posted / 2 {
             loop.post { Self.spin(microseconds: UInt64(2 + index % 4)); ran.wrappingIncrement(ordering: .relaxed) }
             loop.post { Self.spin(microseconds: UInt64(2 + index % 8)); ran.wrappingIncrement(ordering: .relaxed) }
         }
-
-        // Two readers until the loop has run everything: each read is checked record by record.
-        let reads = ManagedAtomic(0)
-        let bad = ManagedAtomic(0)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<2 {
-                group.addTask {
-                    while ran.load(ordering: .relaxed) < posted {
-                        for event in loop.flightRecorder.events() {
-                            guard case .slowWork(let work) = event.kind else { continue }
-                            let site = work.site
-                            let known = site?.line == lineA || site?.line == lineB
-                            if !known || work.kind != .post || work.duration < .microseconds(1) || work.runLength < 1 {
-                                bad.wrappingIncrement(ordering: .relaxed)
-                            }
-                        }
-                        reads.wrappingIncrement(ordering: .relaxed)
-                    }
-                }
-            }
-        }
+        await Task.detached {
+            readersDone.wait()
+            readersDone.wait()
+        }.value
         loop.stop()
         await loop.waitUntilStopped()
 
