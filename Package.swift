@@ -152,6 +152,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // The backtrace tests' threads: when to stop spinning, how far they got.
+                .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
         // A second process for MainlinePostgresTests: publishes events to a stream through its own connection pool, and
