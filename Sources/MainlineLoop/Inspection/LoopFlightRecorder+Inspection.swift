@@ -155,9 +155,10 @@ extension LoopFlightRecorder {
         return .object(fields)
     }
 
-    /// The stall's backtrace, a line per frame.
+    /// The stall's backtrace, a line per frame (`#0 0x… Module.function() + 42 in binary`).
     static func backtraceLines(_ stall: LoopStall) -> [String] {
-        []
+        guard let frames = stall.backtrace?.frames else { return [] }
+        return frames.enumerated().map { "#\($0.offset) \($0.element)" }
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

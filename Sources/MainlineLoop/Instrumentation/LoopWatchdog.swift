@@ -83,6 +83,10 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     public var startNanoseconds: UInt64
     /// What the loop did just before: the flight recorder's last events (at most 32), oldest first.
     public var lastEvents: [LoopFlightRecorder.Event]
+    /// The loop thread's call stack when the stall was reported, innermost frame first: where the running work is
+    /// stuck. Best effort — `nil` when the thread did not answer in time, and for `main actor` stalls (work outside the
+    /// loop's callbacks, whose thread the watchdog does not know). See ``LoopBacktrace``.
+    public var backtrace: LoopBacktrace?
 
     /// Creates a stall report.
     ///
@@ -93,14 +97,17 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     ///   - duration: How long it had held the loop.
     ///   - startNanoseconds: When it began, on the loop's clock.
     ///   - lastEvents: The flight recorder's last events before the stall.
+    ///   - backtrace: The loop thread's call stack, when it was captured.
     public init(
         label: String,
         site: LoopSite? = nil,
         kind: Kind,
         duration: Duration,
         startNanoseconds: UInt64 = 0,
-        lastEvents: [LoopFlightRecorder.Event] = []
+        lastEvents: [LoopFlightRecorder.Event] = [],
+        backtrace: LoopBacktrace? = nil
     ) {
+        self.backtrace = backtrace
         self.label = label
         self.site = site
         self.kind = kind

@@ -1,3 +1,5 @@
+import CMainlineShims
+
 /// What the loop is running right now, stamped by the loop and read by the watchdog's thread.
 ///
 /// All operations on `_StallMonitor` are thread-safe. The loop calls ``begin(_:kind:)``, ``begin(_:)`` and ``idle()``
@@ -29,6 +31,9 @@ final class _StallMonitor: @unchecked Sendable {
     private var label: StaticString = "post"
     private var site: LoopSite?
     private var thread: _ThreadHandle?
+    /// The handle of the thread that ran the last busy span: taking one costs system calls, a comparison with
+    /// `pthread_self()` does not.
+    private var lastThread: _ThreadHandle?
     /// The callback and span generations the watchdog reported and waits to see end (0: none), and when they ended.
     private var watchedCallback: UInt64 = 0
     private var watchedSpan: UInt64 = 0
@@ -58,8 +63,9 @@ final class _StallMonitor: @unchecked Sendable {
             spanStart = now
             spanGeneration &+= 1
             // The thread is read once per busy span: a guest loop's main-actor work may move between dispatch's
-            // threads from one pump to the next, never within one.
-            thread = _ThreadHandle.current()
+            // threads from one pump to the next, never within one. Naming it here, on the loop's thread, also lets it
+            // answer a backtrace request (see `_ThreadHandle.current()`).
+            thread = currentThread()
         } else if callbackGeneration == watchedCallback {
             // The next callback begins: the reported one has ended.
             watchedEnd = now
@@ -69,6 +75,15 @@ final class _StallMonitor: @unchecked Sendable {
         self.label = label
         self.site = site
         lock.unlock()
+    }
+
+    /// The calling thread's handle: the last one, when the same thread runs the loop again. Under `lock`.
+    private func currentThread() -> _ThreadHandle {
+        let pthread = UInt(mainline_pthread_self())
+        if let lastThread, lastThread.pthread == pthread { return lastThread }
+        let handle = _ThreadHandle.current()
+        lastThread = handle
+        return handle
     }
 
     /// The loop is about to wait: nothing runs until the next `begin`.

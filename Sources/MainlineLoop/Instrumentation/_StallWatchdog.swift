@@ -149,7 +149,9 @@ final class _StallWatchdog: Sendable {
                 kind: kind,
                 duration: .nanoseconds(Int64(clamping: duration)),
                 startNanoseconds: start,
-                lastEvents: lastEvents()
+                lastEvents: lastEvents(),
+                // Best effort, bounded: a thread that does not answer within the time leaves the report without one.
+                backtrace: running.thread.flatMap { LoopBacktrace.capture(of: $0, timeout: .milliseconds(200)) }
             )
         }
 
@@ -192,6 +194,7 @@ final class _StallWatchdog: Sendable {
                 metadata: [
                     "label": "\(stall.label)",
                     "site": "\(stall.site?.location ?? "-")",
+                    "backtrace": "\(stall.backtrace.map { "\n\($0)" } ?? "-")",
                     "kind": "\(stall.kind == .callback ? "callback" : "iteration")",
                     "duration_ms": "\(stall.duration.mainlineNanoseconds / 1_000_000)",
                     "threshold_ms": "\(threshold / 1_000_000)",

@@ -1,0 +1,93 @@
+import Atomics
+import Dispatch
+import Glibc
+import MainlineLoop
+import Testing
+
+/// A stall of each kind — the loop thread asleep, waiting for a lock, spinning — reported with the site of the job,
+/// what the recorder saw before it, and a backtrace of the loop thread that shows where it is stuck.
+extension LoopWatchdogTests {
+    /// How a job holds the loop until the test releases it.
+    enum Hold: String, CaseIterable, Sendable {
+        case sleep, lock, spin
+    }
+
+    /// Holds the loop in a function whose name the backtrace must show.
+    final class Holder: @unchecked Sendable {
+        // @unchecked Sendable: `mutex` is a pthread mutex (its own synchronization); `released` is atomic.
+        let released = ManagedAtomic(false)
+        var mutex = pthread_mutex_t()
+
+        init() { pthread_mutex_init(&mutex, nil) }
+        deinit { pthread_mutex_destroy(&mutex) }
+
+        @inline(never)
+        func sleepUntilReleased() {
+            // A capture interrupts the sleep (EINTR): sleep again until released.
+            while !released.load(ordering: .acquiring) { usleep(1_000) }
+        }
+
+        @inline(never)
+        func waitForTheLockUntilReleased() {
+            pthread_mutex_lock(&mutex)
+            pthread_mutex_unlock(&mutex)
+        }
+
+        @inline(never)
+        func spinUntilReleased() {
+            while !released.load(ordering: .acquiring) {}
+        }
+
+        func hold(_ kind: Hold) {
+            switch kind {
+            case .sleep: sleepUntilReleased()
+            case .lock: waitForTheLockUntilReleased()
+            case .spin: spinUntilReleased()
+            }
+        }
+
+        static func function(_ kind: Hold) -> String {
+            switch kind {
+            case .sleep: "sleepUntilReleased"
+            case .lock: "waitForTheLockUntilReleased"
+            case .spin: "spinUntilReleased"
+            }
+        }
+    }
+
+    @Test(arguments: Hold.allCases)
+    func aStallNamesItsSiteCarriesTheEventsBeforeItAndABacktraceOfTheLoopThread(_ kind: Hold) async throws {
+        let loop = MainLoop()
+        let reports = Reports()
+        await MainActor.run { loop.instrument(LoopInstrumentation(watchdog: reports.watchdog())) }
+        let holder = Holder()
+        if kind == .lock { pthread_mutex_lock(&holder.mutex) }
+
+        let slowLine = #line + 1
+        loop.post { Self.spin(microseconds: 2_000) }
+        let stallLine = #line + 1
+        loop.post(label: "hold") { holder.hold(kind) }
+        // The watchdog reports the stall (with its backtrace) while the job holds the loop; then release it.
+        await Task.detached { reports.stallReported.wait() }.value
+        holder.released.store(true, ordering: .releasing)
+        if kind == .lock { pthread_mutex_unlock(&holder.mutex) }
+        loop.stop()
+        await loop.waitUntilStopped()
+
+        let stall = try #require(reports.stalls.withLock { $0.first })
+        #expect(stall.label == "hold")
+        #expect(stall.site?.location == "MainlineLoopTests/LoopWatchdogTests+Backtrace.swift:\(stallLine)")
+        let slow = stall.lastEvents.contains { event in
+            if case .slowWork(let work) = event.kind { work.site?.line == slowLine } else { false }
+        }
+        #expect(slow, "the 2 ms job before the stall is among the recorder's last events")
+        let backtrace = try #require(stall.backtrace, "the loop thread answered")
+        let symbols = backtrace.frames.compactMap(\.symbol)
+        #expect(
+            symbols.contains { $0.contains(Holder.function(kind)) },
+            "the backtrace shows \(Holder.function(kind)): \(backtrace)"
+        )
+        // The report was kept, with its backtrace, in the loop's flight recorder.
+        #expect(loop.flightRecorder.stallsKept.first?.backtrace == backtrace)
+    }
+}
