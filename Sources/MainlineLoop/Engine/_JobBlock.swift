@@ -36,12 +36,6 @@ package struct _JobBlock {
             stampOffset + MemoryLayout<UInt>.size <= line && stampOffset % MemoryLayout<UInt>.alignment == 0,
             "BUG DETECTED: a job slot and its stamp no longer fit a cache line"
         )
-        // The job must be a slot's first field: `_JobQueue.next()` moves it out by address. A key path to a closure
-        // property has no offset to ask for (it reabstracts), so the fields after it say where it is.
-        precondition(
-            MemoryLayout<_JobQueue.Slot>.offset(of: \_JobQueue.Slot.site) == MemoryLayout<_JobQueue.Job?>.stride,
-            "BUG DETECTED: the job is no longer a slot's first field (`_JobQueue.next()` moves it out by address)"
-        )
         let block = _JobBlock(UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: line))
         block.base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
         return block

@@ -48,7 +48,7 @@ extension _JobQueue {
     /// `nil` when the batch is done — or when its next slot is reserved but not yet written: the phase stops there, and
     /// ``hasIncoming`` stays `true`, so the loop comes round for it. Skips jobs released at a drain deadline.
     ///
-    /// Only the job is moved out: the slot's site stays readable (``siteBehind(_:)``) until the loop leaves the block.
+    /// The slot's site stays readable (``siteBehind(_:)``) until the loop leaves the block.
     @inline(__always)
     package func next() -> (job: Job, site: LoopSite)? {
         let cursor = loop
@@ -62,11 +62,13 @@ extension _JobQueue {
             guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: cursor.pointee.position) else {
                 return nil
             }
-            let slot = block.slot(offset)
-            // The job is the slot's first field (`_JobBlock.allocate()` checks it).
-            let job = UnsafeMutableRawPointer(slot).assumingMemoryBound(to: Job?.self).move()
+            // The whole slot is moved out: a read, no write (the loop never writes to a slot's line), and the job stays
+            // at its concrete abstraction level (a `Job?` read through a pointer to it would cost a reabstraction
+            // thunk: an allocation per job; see `Slot`). The slot's bytes are left as they were, so its site — a
+            // trivial value — still reads back from memory (`siteBehind(_:)`) until a producer reuses the block.
+            let slot = block.slot(offset).move()
             cursor.pointee.position &+= 1
-            if let job { return (job, slot.pointee.site) }
+            if let job = slot.job { return (job, slot.site) }
         }
         return nil
     }
@@ -81,7 +83,10 @@ extension _JobQueue {
     package func siteBehind(_ distance: Int) -> LoopSite {
         let offset = Int(loop.pointee.position % UInt(_JobBlock.lap)) - distance
         precondition(offset >= 0 && distance > 0, "BUG DETECTED: a site behind the loop outside its current block")
-        return loop.pointee.block.slot(offset).pointee.site
+        // The slot was moved out (`next()`), which leaves its bytes in place: its site, a trivial value with no
+        // references, reads back as it was written. Raw memory, so that no initialization state is asked for.
+        let raw = UnsafeRawPointer(loop.pointee.block.slot(offset)) + MemoryLayout<Slot>.offset(of: \Slot.site)!
+        return raw.loadUnaligned(as: LoopSite.self)
     }
 
     /// The sites of the jobs waiting to run, in posting order, at most `limit` of them (for a snapshot). Reads only

@@ -50,9 +50,9 @@ package final class _JobQueue: @unchecked Sendable {
     package struct Slot {
         /// The job; `nil` once it was released unrun (at a drain deadline).
         package var job: Job?
-        /// Where the job came from. Stays readable after the loop took the job (``next()`` moves the job out, not
-        /// the site), until a producer reuses the block: the flight recorder reads the sites of a run of jobs that
-        /// was slow, behind the loop's position in its current block.
+        /// Where the job came from. Stays readable after the loop took the slot (``next()`` moves it out, which leaves
+        /// the bytes in place), until a producer reuses the block: the flight recorder reads the sites of a run of jobs
+        /// that was slow, behind the loop's position in its current block.
         package let site: LoopSite
         /// Whether it is a posted closure (which a drain deadline may release) rather than an executor job (which
         /// must run, or its task would never resume).

@@ -97,6 +97,7 @@ extension LoopFlightRecorder {
         /// A settle notification's delivery.
         case settle
 
+        /// `post`, `timer`, `idle` or `settle`.
         public var description: String { rawValue }
     }
 }

@@ -131,9 +131,6 @@ public struct LoopSnapshot: Hashable, Sendable {
         }
     }
 
-    /// What the loop has done since it was created.
-    ///
-    /// `Counters` is a value type; all operations on it are thread-safe.
     /// How many of the waiting posts came from one site.
     ///
     /// `SiteCount` is a value type; all operations on it are thread-safe.
@@ -154,6 +151,9 @@ public struct LoopSnapshot: Hashable, Sendable {
         }
     }
 
+    /// What the loop has done since it was created.
+    ///
+    /// `Counters` is a value type; all operations on it are thread-safe.
     public struct Counters: Hashable, Sendable {
         /// Iterations completed.
         public var iterations: Int
