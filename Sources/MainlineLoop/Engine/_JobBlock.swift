@@ -5,7 +5,7 @@ import Glibc
 /// the link to the next block. Raw memory, so that producers and the loop reach a slot without reference counting.
 ///
 /// Layout: the link (a `UInt` address, atomic) on the first cache line, then one 64-byte line per slot: the
-/// ``_JobQueue/Slot`` and, after it, its stamp (atomic). A line per slot because the loop reads the slot right behind
+/// ``_JobQueue/Slot``, after it its stamp (atomic), then the job's site (a `LoopSite`, plain stores). A line per slot because the loop reads the slot right behind
 /// the one a producer is writing: sharing a line, the two would pull it back and forth on every post (measured: the
 /// producer's publishing step was half of its time).
 ///
@@ -23,6 +23,8 @@ package struct _JobBlock {
 
     private static let line = 64
     private static let stampOffset = MemoryLayout<_JobQueue.Slot>.stride
+    /// Where a slot's site is, on its line: after the slot and its stamp.
+    private static let siteOffset = stampOffset + MemoryLayout<UInt>.stride
     private static let byteCount = line + capacity * line
 
     package let base: UnsafeMutableRawPointer
@@ -33,8 +35,9 @@ package struct _JobBlock {
     /// A new block: no link, no stamp.
     package static func allocate() -> _JobBlock {
         precondition(
-            stampOffset + MemoryLayout<UInt>.size <= line && stampOffset % MemoryLayout<UInt>.alignment == 0,
-            "BUG DETECTED: a job slot and its stamp no longer fit a cache line"
+            stampOffset + MemoryLayout<UInt>.size <= line && stampOffset % MemoryLayout<UInt>.alignment == 0
+                && siteOffset + MemoryLayout<LoopSite>.size <= line,
+            "BUG DETECTED: a job slot, its stamp and its site no longer fit a cache line"
         )
         let block = _JobBlock(UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: line))
         block.base.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
@@ -66,6 +69,19 @@ package struct _JobBlock {
                 to: UInt.AtomicRepresentation.self
             )
         )
+    }
+
+    /// Writes the site of the slot at `offset` (its producer, before stamping it).
+    @inline(__always)
+    package func storeSite(_ site: LoopSite, _ offset: Int) {
+        (base + Self.line * (offset + 1) + Self.siteOffset).storeBytes(of: site, as: LoopSite.self)
+    }
+
+    /// The site of the slot at `offset`: written by its producer before the stamp; never written again until the block
+    /// is reused.
+    @inline(__always)
+    package func site(_ offset: Int) -> LoopSite {
+        (base + Self.line * (offset + 1) + Self.siteOffset).load(as: LoopSite.self)
     }
 
     /// The slot at `offset`.

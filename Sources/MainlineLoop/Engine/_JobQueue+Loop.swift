@@ -66,9 +66,11 @@ extension _JobQueue {
             // at its concrete abstraction level (a `Job?` read through a pointer to it would cost a reabstraction
             // thunk: an allocation per job; see `Slot`). The slot's bytes are left as they were, so its site — a
             // trivial value — still reads back from memory (`siteBehind(_:)`) until a producer reuses the block.
+            // The slot is moved out (a read, no write: the loop never writes to a slot's line); its site, beside it on
+            // the line, stays readable (`siteBehind(_:)`) until a producer reuses the block.
             let slot = block.slot(offset).move()
             cursor.pointee.position &+= 1
-            if let job = slot.job { return (job, slot.site) }
+            if let job = slot.job { return (job, block.site(offset)) }
         }
         return nil
     }
@@ -83,10 +85,7 @@ extension _JobQueue {
     package func siteBehind(_ distance: Int) -> LoopSite {
         let offset = Int(loop.pointee.position % UInt(_JobBlock.lap)) - distance
         precondition(offset >= 0 && distance > 0, "BUG DETECTED: a site behind the loop outside its current block")
-        // The slot was moved out (`next()`), which leaves its bytes in place: its site, a trivial value with no
-        // references, reads back as it was written. Raw memory, so that no initialization state is asked for.
-        let raw = UnsafeRawPointer(loop.pointee.block.slot(offset)) + MemoryLayout<Slot>.offset(of: \Slot.site)!
-        return raw.loadUnaligned(as: LoopSite.self)
+        return loop.pointee.block.site(offset)
     }
 
     /// The sites of the jobs waiting to run, in posting order, at most `limit` of them (for a snapshot). Reads only
@@ -106,7 +105,7 @@ extension _JobQueue {
                 continue
             }
             guard block.stamp(offset).load(ordering: .acquiring) == _JobBlock.stamp(for: position) else { break }
-            sites.append(block.slot(offset).pointee.site)
+            sites.append(block.site(offset))
             position &+= 1
         }
         return sites

@@ -50,18 +50,13 @@ package final class _JobQueue: @unchecked Sendable {
     package struct Slot {
         /// The job; `nil` once it was released unrun (at a drain deadline).
         package var job: Job?
-        /// Where the job came from. Stays readable after the loop took the slot (``next()`` moves it out, which leaves
-        /// the bytes in place), until a producer reuses the block: the flight recorder reads the sites of a run of jobs
-        /// that was slow, behind the loop's position in its current block.
-        package let site: LoopSite
         /// Whether it is a posted closure (which a drain deadline may release) rather than an executor job (which
         /// must run, or its task would never resume).
         package let isPost: Bool
 
         @inline(__always)
-        init(_ job: consuming @escaping Job, site: LoopSite, isPost: Bool) {
+        init(_ job: consuming @escaping Job, isPost: Bool) {
             self.job = job
-            self.site = site
             self.isPost = isPost
         }
     }
@@ -240,7 +235,10 @@ package final class _JobQueue: @unchecked Sendable {
                 tail.wrappingIncrement(by: Self.onePosition, ordering: .releasing)
                 block.link.store(address, ordering: .releasing)
             }
-            block.slot(offset).initialize(to: Slot(consume job, site: site, isPost: isPost))
+            block.slot(offset).initialize(to: Slot(consume job, isPost: isPost))
+            // The site beside the slot, on its line, in plain stores: inside `Slot` it made the struct wide enough to be
+            // copied through its value witness on every post (a retain and a release, measured).
+            block.storeSite(site, offset)
             block.stamp(offset).store(_JobBlock.stamp(for: position), ordering: .releasing)
             // Only the job at the position where the loop went to sleep wakes it, once written: any other found a loop
             // that will come round.
