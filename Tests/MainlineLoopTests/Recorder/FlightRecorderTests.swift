@@ -187,3 +187,16 @@ extension FlightRecorderTests {
         #expect(slowWork.map(\.duration) == [.milliseconds(5)])
     }
 }
+
+/// The README's tour entry: a slow job, named by the line that posted it.
+@MainActor @Test func theReadmesSlowJobIsNamedByItsSite() {
+    let loop = TestLoop()
+    loop.post(label: "load catalogue") { loop.simulateBusy(for: .milliseconds(5)) }
+    loop.runIteration()
+    let slow = loop.flightRecorder.events().compactMap { event -> LoopFlightRecorder.SlowWork? in
+        if case .slowWork(let work) = event.kind { work } else { nil }
+    }
+    #expect(slow.map(\.duration) == [.milliseconds(5)])
+    #expect(slow.first?.site?.label == "load catalogue")
+    #expect(slow.first?.site?.fileID == "MainlineLoopTests/FlightRecorderTests.swift")
+}
