@@ -54,8 +54,11 @@ struct LoopDescriptionTests {
         #expect(double(delay?["maxMs"]).map { $0 >= 3 } == true, "the 3 ms job's iteration")
         #expect(double(delay?["p50Ms"]) != nil && double(delay?["p99Ms"]) != nil)
         let file = "MainlineLoopTests/LoopDescriptionTests.swift"
-        let slowest = try #require(described["slowest"]?.arrayValue?.first)
-        #expect(slowest["site"]?.stringValue == "\(file):\(slowLine)")
+        // The 3 ms job, by its site (another job may be slower on a slow machine: the inspector's own snapshot job,
+        // under ThreadSanitizer).
+        let slowest = try #require(
+            described["slowest"]?.arrayValue?.first { $0["site"]?.stringValue == "\(file):\(slowLine)" }
+        )
         #expect(slowest["kind"]?.stringValue == "post")
         #expect(double(slowest["durationMs"]).map { $0 >= 3 } == true)
         #expect(described["stalls"] == .array([]))
