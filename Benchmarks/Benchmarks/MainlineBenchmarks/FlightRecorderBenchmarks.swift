@@ -114,11 +114,11 @@ func registerFlightRecorderBenchmarks() {
                 maxIterations: 100,
                 teardown: restore
             )
-        ) { benchmark, workload in
+        ) { (benchmark: Benchmark, workload: FanOutWorkload) in
             let nanoseconds = onMainLoop { workload.run() }
             benchmark.measurement(perObserverCall, picosecondsEach(nanoseconds, FanOutWorkload.callsPerRun))
         } setup: {
-            onMainLoop {
+            onMainLoop { () -> FanOutWorkload in
                 MainLoop.main.flightRecorder.settings.isRecording = recording
                 return FanOutWorkload(peer: .simpleEvent, observerCount: 1_000)
             }
