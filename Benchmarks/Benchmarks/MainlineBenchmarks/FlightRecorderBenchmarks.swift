@@ -101,7 +101,11 @@ func registerFlightRecorderBenchmarks() {
             benchmark.measurement(handOff, Int(handOffStamp.measure(.mainline)))
         }
 
-        let perObserverCall = BenchmarkMetric.custom("ps/observer call", polarity: .prefersSmaller, useScalingFactor: false)
+        let perObserverCall = BenchmarkMetric.custom(
+            "ps/observer call",
+            polarity: .prefersSmaller,
+            useScalingFactor: false
+        )
         Benchmark(
             "Flight recorder \(state), fan-out, 1,000 observers: Mainline SimpleEvent",
             configuration: .init(

@@ -38,7 +38,9 @@ public final class CoalescingCallback {
     ) {
         self.trigger = _CoalescingTrigger(loop: loop)
         self.block = block
-        trigger.attach(SettleNotification(height: height, fileID: fileID, line: line) { [weak self] in self?.deliver() })
+        trigger.attach(
+            SettleNotification(height: height, fileID: fileID, line: line) { [weak self] in self?.deliver() }
+        )
     }
 
     /// Schedules one call of the block. Thread-safe; cheap when a call is already pending; never blocks.

@@ -137,7 +137,8 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// The next job of the batch, once the drain deadline (if any) is checked: at the deadline, what is waiting is
     /// released first.
     @inline(__always)
-    private func nextPost(deadline: inout LoopInstant?, now: () -> LoopInstant) -> (job: _JobQueue.Job, site: LoopSite)? {
+    private func nextPost(deadline: inout LoopInstant?, now: () -> LoopInstant) -> (job: _JobQueue.Job, site: LoopSite)?
+    {
         if let until = deadline, now() >= until {
             releaseAtDeadline()
             deadline = nil

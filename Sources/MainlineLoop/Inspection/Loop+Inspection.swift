@@ -68,7 +68,9 @@ extension _InspectionRegistry {
 
     /// The timers (soonest first, at most 50) and the waiting posts by site, from a snapshot.
     private static func snapshotFields(_ snapshot: LoopSnapshot?, fresh: Bool) -> [(String, _InspectionValue)] {
-        guard let snapshot else { return [("timers", .null), ("pendingPostsBySite", .null), ("snapshotFresh", .bool(false))] }
+        guard let snapshot else {
+            return [("timers", .null), ("pendingPostsBySite", .null), ("snapshotFresh", .bool(false))]
+        }
         let timers = snapshot.timers.prefix(50).map { timer -> _InspectionValue in
             .object([
                 ("site", .nullable(timer.site?.location)),
@@ -80,7 +82,10 @@ extension _InspectionRegistry {
             ])
         }
         let bySite = snapshot.pendingPostsBySite.map { entry -> _InspectionValue in
-            .object([("site", .string(entry.site.location)), ("label", .nullable(entry.site.label)), ("count", .int(entry.count))])
+            .object([
+                ("site", .string(entry.site.location)), ("label", .nullable(entry.site.label)),
+                ("count", .int(entry.count)),
+            ])
         }
         return [("timers", .array(timers)), ("pendingPostsBySite", .array(bySite)), ("snapshotFresh", .bool(fresh))]
     }

@@ -25,11 +25,13 @@ final class _LoopSnapshotCollector: Sendable {
     func snapshot(of loop: MainLoop) -> (snapshot: LoopSnapshot?, fresh: Bool) {
         let state = loop.state
         let running = state == .owner || state == .guest
-        let mustPost = running && self.state.withLock { state in
-            guard !state.inFlight else { return false }
-            state.inFlight = true
-            return true
-        }
+        let mustPost =
+            running
+            && self.state.withLock { state in
+                guard !state.inFlight else { return false }
+                state.inFlight = true
+                return true
+            }
         if mustPost {
             let snapshotState = LoopSnapshot.State(state)
             let result = loop.core.post(

@@ -156,7 +156,8 @@ public final class MainLoop: Loop, @unchecked Sendable {
     ///   - body: The work to run.
     ///   - site: Where the work comes from.
     /// - Returns: What became of `body`.
-    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> PostResult {
+    public func tryPost(_ body: consuming @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> PostResult
+    {
         accept(core.post(body, site: site))
     }
 

@@ -23,7 +23,9 @@ extension LoopFlightRecorder {
     @inline(__always)
     func beginRun(_ kind: WorkKind) -> _WorkRun {
         // Not recording: a run that never closes a window and records nothing at its end.
-        guard isRecording else { return _WorkRun(kind: kind, threshold: .max, start: 0, stride: .max, recording: false) }
+        guard isRecording else {
+            return _WorkRun(kind: kind, threshold: .max, start: 0, stride: .max, recording: false)
+        }
         let now = clock()
         // A loop that slept for longer than an interval closes the one it was summing: what it did before the sleep
         // is written now, not when the next 10 ms of activity end.

@@ -171,7 +171,10 @@ public final class LoopFlightRecorder: @unchecked Sendable {
     /// Keeps the drops of a named mailbox. Called where the loop runs.
     func keepDrops(of mailbox: String, count: Int, at nanoseconds: UInt64) {
         lock.withLock {
-            Self.append(Event(nanoseconds: nanoseconds, kind: .mailboxDrops(mailbox: mailbox, count: count)), to: &drops)
+            Self.append(
+                Event(nanoseconds: nanoseconds, kind: .mailboxDrops(mailbox: mailbox, count: count)),
+                to: &drops
+            )
         }
     }
 

@@ -28,7 +28,8 @@ import MainlineTesting
 
     nonisolated func stop() { inner.stop() }
 
-    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
+    {
         inner.schedule(after: delay, from: site, body)
     }
 

@@ -69,7 +69,9 @@ struct LoopDescriptionTests {
 
         let recorder = try client.ask("recorder")
         let events = try #require(recorder["loops"]?.arrayValue?.first?["events"]?.arrayValue)
-        #expect(events.contains { $0["kind"]?.stringValue == "slowJob" && $0["site"]?.stringValue == "\(file):\(slowLine)" })
+        #expect(
+            events.contains { $0["kind"]?.stringValue == "slowJob" && $0["site"]?.stringValue == "\(file):\(slowLine)" }
+        )
 
         loop.stop()
         await loop.waitUntilStopped()
@@ -111,8 +113,10 @@ struct LoopDescriptionTests {
         }
         #expect(described?["name"]?.stringValue == "io")
         #expect(described?["kind"]?.stringValue == "EventLoop")
-        #expect(described?["slowest"]?.arrayValue?.first?["site"]?.stringValue
-            == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)")
+        #expect(
+            described?["slowest"]?.arrayValue?.first?["site"]?.stringValue
+                == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)"
+        )
         loop.stop()
         await loop.waitUntilStopped()
     }

@@ -58,8 +58,12 @@ struct FlightRecorderConcurrencyTests {
         // Jobs from two known lines, 2–9 µs each.
         lines.store(#line + 2, ordering: .releasing)
         for index in 0..<posted / 2 {
-            loop.post { Self.spin(microseconds: UInt64(2 + index % 4)); ran.wrappingIncrement(ordering: .relaxed) }
-            loop.post { Self.spin(microseconds: UInt64(2 + index % 8)); ran.wrappingIncrement(ordering: .relaxed) }
+            loop.post {
+                Self.spin(microseconds: UInt64(2 + index % 4)); ran.wrappingIncrement(ordering: .relaxed)
+            }
+            loop.post {
+                Self.spin(microseconds: UInt64(2 + index % 8)); ran.wrappingIncrement(ordering: .relaxed)
+            }
         }
         await Task.detached {
             readersDone.wait()

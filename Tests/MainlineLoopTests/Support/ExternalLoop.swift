@@ -41,7 +41,8 @@ import MainlineTesting
 
     nonisolated var clock: LoopClock { LoopClock(loop: self, now: { [now] in now }) }
 
-    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask {
+    func schedule(after delay: Duration, from site: LoopSite, _ body: @escaping @MainActor () -> Void) -> ScheduledTask
+    {
         scheduledDelays.append(delay)
         return timers.schedule(after: delay, from: site, body)
     }
