@@ -79,7 +79,7 @@ public struct LoopSite: Sendable, Hashable, CustomStringConvertible {
         return lhs.lineNumber == rhs.lineNumber && lhs.fileID == rhs.fileID && lhs.label == rhs.label
     }
 
-    /// Hashes what ``==`` compares: the strings' contents, not their addresses.
+    /// Hashes what equality compares: the strings' contents, not their addresses.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(lineNumber)
         hasher.combine(fileID)
