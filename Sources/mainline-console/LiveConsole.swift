@@ -127,7 +127,7 @@ enum Screen {
         status: String
     ) -> [String] {
         let process = "\(snapshot.process ?? "?") (pid \(Formatting.integer(snapshot.pid)))"
-        let uptime = snapshot.uptimeSeconds.map { "up " + Formatting.duration(milliseconds: $0 * 1_000) } ?? ""
+        let uptime = snapshot.uptimeSeconds.map { "up " + Formatting.uptime(seconds: $0) } ?? ""
         let tabs = ConsoleView.allCases.map { tab in
             let name = "\(tab.rawValue) \(tab.title)"
             return tab == view ? "[\(name)]" : name

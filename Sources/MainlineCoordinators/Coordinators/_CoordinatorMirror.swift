@@ -88,8 +88,14 @@ final class _CoordinatorMirror: @unchecked Sendable {
     var description: _InspectionValue {
         let copy = lock.withLock {
             Copy(
-                type: type, identity: identity, state: state, parentID: parentID, parentType: parentType,
-                presentation: presentation, container: container, children: children.compactMap { $0.mirror }
+                type: type,
+                identity: identity,
+                state: state,
+                parentID: parentID,
+                parentType: parentType,
+                presentation: presentation,
+                container: container,
+                children: children.compactMap { $0.mirror }
             )
         }
         // Each lock alone, never one inside another: the container's, then each child's.

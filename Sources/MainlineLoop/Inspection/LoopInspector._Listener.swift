@@ -40,7 +40,11 @@ extension LoopInspector {
             }
             try Self.clearStaleSocket(at: path)
 
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+            let descriptor = socket(
+                AF_UNIX,
+                Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue),
+                0
+            )
             guard descriptor >= 0 else { throw .system(operation: "socket", path: path, errno: errno) }
             // Owner-only from birth: `bind` creates the file with 0777 less the umask, so a umask of 0177 makes it
             // 0600 with no moment at which another user could connect. The umask is the process's: a file another

@@ -37,9 +37,13 @@ struct CoordinatorInspectionTests {
         _InspectionRegistry.shared.activate()
         let stack = NavigationStack(root: Screen("home"), loop: TestLoop())
         let id = Self.newestID()
-        #expect(await Self.entry(id) == .object([
-            ("type", .string("NavigationStack")), ("id", id!), ("state", .null), ("stack", .array([.string("home")])),
-        ]))
+        #expect(
+            await Self.entry(id)
+                == .object([
+                    ("type", .string("NavigationStack")), ("id", id!), ("state", .null),
+                    ("stack", .array([.string("home")])),
+                ])
+        )
 
         let flow = SignUpCoordinator()
         flow.start(presentation: .push(stack))
@@ -64,11 +68,14 @@ struct CoordinatorInspectionTests {
         let childID = Self.newestID()
         parent.startChild(child, presentation: .push(stack))
 
-        #expect(await Self.entry(parentID) == .object([
-            ("type", .string("SignUpCoordinator")), ("id", parentID!), ("state", .string("running")),
-            ("parent", .null), ("parentType", .null), ("presentation", .string("push")),
-            ("stack", .array([.string("email"), .string("PasswordCoordinator (child)")])),
-        ]))
+        #expect(
+            await Self.entry(parentID)
+                == .object([
+                    ("type", .string("SignUpCoordinator")), ("id", parentID!), ("state", .string("running")),
+                    ("parent", .null), ("parentType", .null), ("presentation", .string("push")),
+                    ("stack", .array([.string("email"), .string("PasswordCoordinator (child)")])),
+                ])
+        )
         #expect(await Self.entry(childID)?["parent"] == parentID)
         #expect(await Self.entry(childID)?["parentType"] == .string("SignUpCoordinator"))
         #expect(await Self.entry(childID)?["stack"] == .array([.string("password")]))

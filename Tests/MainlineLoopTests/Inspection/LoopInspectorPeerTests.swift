@@ -40,7 +40,8 @@ struct LoopInspectorPeerTests {
     @Test func aPeerOfAnotherUserGetsOneRefusalLineAndIsDisconnected() async throws {
         let served = try OpenToEveryone()
         let path = served.path
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [path = path as String] in
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [path = path as String] in
             // The child process becomes nobody, then connects and prints what it reads until the inspector closes.
             let nobody = getpwnam("nobody")!.pointee
             guard setgid(nobody.pw_gid) == 0, setuid(nobody.pw_uid) == 0 else { exit(2) }

@@ -42,7 +42,10 @@ struct LoopInspectorRequestTests {
         (Array("{\"ask\":\"snapshot\"}\n".utf8), "a request is an object with a \"request\" string"),
         (Array("[\"snapshot\"]\n".utf8), "a request is an object with a \"request\" string"),
         (Array("{\"request\":42}\n".utf8), "a request is an object with a \"request\" string"),
-        (Array(String(repeating: "[", count: 100).utf8) + [0x0A], "the request is not JSON (nested deeper than 8 levels at byte 8)"),
+        (
+            Array(String(repeating: "[", count: 100).utf8) + [0x0A],
+            "the request is not JSON (nested deeper than 8 levels at byte 8)"
+        ),
     ])
     func aBadRequestIsAnsweredWithOneErrorLineAndTheClientIsServedAfter(line: [UInt8], reason: String) throws {
         let served = try Served()

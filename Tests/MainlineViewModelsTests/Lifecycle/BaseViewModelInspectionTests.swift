@@ -33,7 +33,10 @@ struct BaseViewModelInspectionTests {
         viewModel.didPause()
         #expect(Self.described(id: id)?["state"] == .string("paused"))
         viewModel.clear()
-        #expect(Self.described(id: id) == .object([("type", .string("ClockViewModel")), ("state", .string("cleared")), ("id", id!)]))
+        #expect(
+            Self.described(id: id)
+                == .object([("type", .string("ClockViewModel")), ("state", .string("cleared")), ("id", id!)])
+        )
     }
 
     @Test func theStateReadsOnAnotherThreadWhileTheMainActorIsBlocked() {
