@@ -98,6 +98,8 @@ let package = Package(
                 // Built, not imported (except dashboard's table renderer and order-desk's routes, `@testable`): the
                 // tests run them as users do.
                 "hello-loop", "sign-up", "pubsub-server", "dashboard", "order-desk",
+                // The root package's console, built beside the examples and run against their `--inspect` sockets.
+                .product(name: "mainline-console", package: "Mainline"),
             ],
             path: "Tests/ExamplesTests"
         ),
