@@ -158,9 +158,10 @@ struct LoopInspectorRequestTests {
         let stuck = try served.client()
         for _ in 0..<8 { try stuck.send("{\"request\":\"snapshot\"}\n") }
 
-        // Meanwhile another client is served, while the first one's answer waits.
+        // Meanwhile another client is served, while the first one's answer waits. (A small answer: one the socket
+        // takes at once, so that this client's own pace — the machine may be busy — cannot make it a slow reader.)
         let other = try served.client()
-        #expect(try other.ask("snapshot")["mailboxes"]?.arrayValue?.count == 1)
+        #expect(try other.ask("recorder")["loops"] == .array([]))
 
         // The inspector gives up on the client that does not read: its end hangs up (without this client reading).
         var standStill = StandStill<Int16>(limit: .seconds(60))
@@ -174,7 +175,7 @@ struct LoopInspectorRequestTests {
             }
         }
         withExtendedLifetime(big) {}
-        #expect(try other.ask("snapshot")["schema"] == .int(1))
+        #expect(try other.ask("recorder")["schema"] == .int(1))
     }
 
     @Test func garbageFromManyClientsAtOnceNeverStopsTheInspector() async throws {

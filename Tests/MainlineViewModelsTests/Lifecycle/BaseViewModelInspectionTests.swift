@@ -47,13 +47,13 @@ struct BaseViewModelInspectionTests {
 
         // The main actor waits here, as a stalled loop would; the read happens on another thread meanwhile.
         let read = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var state: _InspectionValue?  // written before `read.signal()`, read after `wait`
+        let state = _Locked<_InspectionValue?>(nil)
         Thread.detachNewThread {
-            state = Self.described(id: id)?["state"]
+            state.withLock { $0 = Self.described(id: id)?["state"] }
             read.signal()
         }
         #expect(read.wait(timeout: .now() + 60) == .success, "the inspector's read waited for the main actor")
-        #expect(state == .string("resumed"))
+        #expect(state.withLock { $0 } == .string("resumed"))
         withExtendedLifetime(viewModel) {}
     }
 
