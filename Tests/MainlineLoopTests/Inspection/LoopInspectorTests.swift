@@ -85,6 +85,27 @@ struct LoopInspectorTests {
         #expect(try client.ask("snapshot")["mailboxes"] == .array([]))
     }
 
+    @MainActor
+    @Test func theInspectorAnswersWhileTheMainActorIsBlocked() throws {
+        let folder = TemporaryFolder()
+        let registry = _InspectionRegistry()
+        let loop = InspectedFixture.loop(name: "main").register(in: registry, .loops)
+        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        defer { inspector.stop() }
+
+        // The main actor waits here, as a stalled main loop would, until a client on another thread has its answer.
+        let answered = DispatchSemaphore(value: 0)
+        let answer = _Locked<_InspectionValue?>(nil)
+        let path = folder.file("i.sock")
+        Thread.detachNewThread {
+            let snapshot = try? InspectorTestClient(path: path).ask("snapshot")
+            answer.withLock { $0 = snapshot }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 60) == .success, "no answer while the main actor was blocked")
+        #expect(answer.withLock { $0 }?["loops"] == .array([loop.summary]))
+    }
+
     @Test func startingActivatesTheRegistry() throws {
         let folder = TemporaryFolder()
         let registry = _InspectionRegistry()
