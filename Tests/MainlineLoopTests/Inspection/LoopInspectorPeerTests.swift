@@ -65,9 +65,16 @@ struct LoopInspectorPeerTests {
 
     @Test func theConsoleRunAsAnotherUserExitsNonZeroWithTheRefusalOnOneLine() async throws {
         let served = try OpenToEveryone()
-        // The built console, copied where nobody can run it (the build folder may be in root's home).
+        // The built console, copied where nobody can run it (the build folder may be in root's home). Copied by `cp`,
+        // not by this process: a file this process had open for writing could be inherited by a child another test
+        // spawns meanwhile, and executing it would then fail with "Text file busy".
         let console = served.folder.file("mainline-console")
-        try FileManager.default.copyItem(atPath: try ChildProcess.builtProduct("mainline-console"), toPath: console)
+        let copied = try await ChildProcess.run(
+            "cp",
+            [try ChildProcess.builtProduct("mainline-console"), console],
+            searchPath: true
+        )
+        try #require(copied.status == 0, "cp: \(copied.standardError)")
         chmod(console, 0o755)
 
         let result = try await ChildProcess.run(
