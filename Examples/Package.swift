@@ -82,6 +82,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Mainline", package: "Mainline"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // With --inspect: the stall watchdog's logger, silenced (the terminal is the table's).
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "dashboard"
         ),

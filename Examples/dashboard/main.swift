@@ -25,6 +25,7 @@
 
 import ArgumentParser
 import Foundation
+import Logging
 import Mainline
 
 // Parses the command line, then calls `DashboardCommand.run()` synchronously, still on the main thread and outside
@@ -63,6 +64,17 @@ DashboardCommand.main()
     startWorkers(plan: plan, pace: .milliseconds(options.paceMilliseconds), updates: dashboard.updates)
     startReadingKeys(onKey: { dashboard.handle(key: $0) }, onEnd: { dashboard.quit(status: 0) })
     MainLoop.main.onSignal(.sigint) { _ in dashboard.quit(status: 130) }
+    if inspector != nil {
+        // Stalls are what an inspector is for: a watchdog reports any callback that holds the loop for 100 ms, and the
+        // report (its site, what came before, the loop thread's backtrace) goes to the console's stalls view. Not to a
+        // log line: the terminal is the table's.
+        MainLoop.main.instrument(
+            LoopInstrumentation(
+                logger: Logger(label: "dashboard.loop", factory: { _ in SwiftLogNoOpLogHandler() }),
+                watchdog: LoopWatchdog(threshold: .milliseconds(100))
+            )
+        )
+    }
     if let stall = options.stall { scheduleStallOnPurpose(after: stall.after, holding: stall.length) }
     MainLoop.main.run()
 

@@ -33,6 +33,23 @@ struct ConsoleViewsTests {
         )
     }
 
+    @Test func theHistogramLeavesOutTheEmptyBucketsAboveAndBelowButNotBetween() {
+        let delay = LoopSummary.Delay([
+            "buckets": [
+                ["upToMs": 0.001, "count": 0], ["upToMs": 0.002, "count": 4], ["upToMs": 0.004, "count": 0],
+                ["upToMs": 0.008, "count": 2], ["upToMs": 0.016, "count": 0], ["count": 0],
+            ]
+        ])
+        #expect(
+            OverviewView.histogram(delay) == [
+                "    <= 0.002 ms |########################################| 4",
+                "    <= 0.004 ms |                                        | 0",
+                "    <= 0.008 ms |####################                    | 2",
+            ]
+        )
+        #expect(OverviewView.histogram(LoopSummary.Delay(["buckets": [["count": 0]]])) == [])
+    }
+
     @Test func iterationsPerSecondNeedTwoSamplesOfTheSameLoop() throws {
         var rates = IterationRates()
         let first = try Self.snapshot(SnapshotFixtures.snapshot())
@@ -95,7 +112,7 @@ struct ConsoleViewsTests {
     @Test func aStallShowsItsSiteLabelDurationBacktraceAndLastEvents() throws {
         #expect(
             StallsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
-                "STALL 1.2 s on loop main, 3.0 s ago (callback)",
+                "STALL of at least 1.2 s on loop main, 3.0 s ago (callback)",
                 "  site:  App/Stall.swift:7",
                 "  label: stall on purpose",
                 "  backtrace:",

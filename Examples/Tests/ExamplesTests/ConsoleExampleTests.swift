@@ -153,7 +153,7 @@ struct ConsoleExampleTests {
 
         try session.press("6")
         let screen = try await session.waitUntil("the stall on purpose, with its site and backtrace") {
-            $0.contains("[6 stalls]") && $0.contains("STALL ") && $0.contains("StallOnPurpose.swift:")
+            $0.contains("[6 stalls]") && $0.contains("STALL of at least ") && $0.contains("StallOnPurpose.swift:")
                 && $0.contains("label: dashboard: stall on purpose") && $0.contains("holdTheLoopOnPurpose")
         }
         #expect(screen.contains("  backtrace:"), "\(screen)")
