@@ -184,6 +184,12 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        // The console's views and modes: @testable for its views, and run as a child process against an inspector the
+        // tests serve (MainlineLoop) for its modes and exit statuses.
+        .testTarget(
+            name: "MainlineConsoleTests",
+            dependencies: ["mainline-console", "MainlineLoop", "_MainlineTestSupport"]
+        ),
         .testTarget(
             name: "MainlineServiceLifecycleTests",
             dependencies: [

@@ -2,8 +2,9 @@
 // it never imports, no import it reaches only through another target's dependency. Run by `.ci/graph`, which passes
 // the package's folder and what `swift package dump-package` printed for it.
 //
-// A dependency that is built but not imported is allowed only when it is an executable target (a test runs it as a
-// child process). Modules of the toolchain and the system are never declared.
+// A dependency that is built but not imported is allowed only when it is an executable target, or an executable
+// product of a package it depends on (a test runs it as a child process). Modules of the toolchain and the system are
+// never declared.
 
 import Foundation
 
@@ -14,14 +15,24 @@ let systemModules: Set<String> = [
 let productModules: [String: Set<String>] = ["Instrumentation": ["Instrumentation", "ServiceContextModule"]]
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let manifest = FileManager.default.contents(atPath: arguments[2]) else {
-    print("usage: swift .ci/graph.swift <package folder> <dump-package JSON file>")
+guard arguments.count >= 3, let manifest = FileManager.default.contents(atPath: arguments[2]) else {
+    print("usage: swift .ci/graph.swift <package folder> <dump-package JSON file> [<dependency's dump-package JSON>…]")
     exit(2)
 }
 let root = URL(fileURLWithPath: arguments[1])
 let package = try JSONSerialization.jsonObject(with: manifest) as! [String: Any]
 let targets = package["targets"] as! [[String: Any]]
-let executables = Set(targets.filter { $0["type"] as? String == "executable" }.map { $0["name"] as! String })
+var executables = Set(targets.filter { $0["type"] as? String == "executable" }.map { $0["name"] as! String })
+// The executable products of the packages it depends on (the examples' tests run the root's mainline-console).
+for dependency in arguments.dropFirst(3) {
+    guard let data = FileManager.default.contents(atPath: dependency),
+        let dump = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let products = dump["products"] as? [[String: Any]]
+    else { continue }
+    for product in products where (product["type"] as? [String: Any])?["executable"] != nil {
+        executables.insert(product["name"] as! String)
+    }
+}
 let importLine = try NSRegularExpression(
     pattern: #"^(?:@testable |@_exported |@preconcurrency )?import ([A-Za-z_][A-Za-z0-9_]*)"#,
     options: .anchorsMatchLines

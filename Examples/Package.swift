@@ -82,6 +82,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Mainline", package: "Mainline"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // With --inspect: the stall watchdog's logger, silenced (the terminal is the table's).
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "dashboard"
         ),
@@ -98,6 +100,8 @@ let package = Package(
                 // Built, not imported (except dashboard's table renderer and order-desk's routes, `@testable`): the
                 // tests run them as users do.
                 "hello-loop", "sign-up", "pubsub-server", "dashboard", "order-desk",
+                // The root package's console, built beside the examples and run against their `--inspect` sockets.
+                .product(name: "mainline-console", package: "Mainline"),
             ],
             path: "Tests/ExamplesTests"
         ),

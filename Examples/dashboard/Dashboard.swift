@@ -12,8 +12,9 @@ import Mainline
 /// The dashboard on the terminal. Must be used on the main actor.
 @MainActor
 final class Dashboard {
-    /// Where the workers leave each job's latest state; thread-safe to place into.
-    let updates = KeyedMailbox<Int, Job>()
+    /// Where the workers leave each job's latest state; thread-safe to place into. Named: the inspector's mailboxes
+    /// view (`--inspect`) shows it as `dashboard-updates`.
+    let updates = KeyedMailbox<Int, Job>(name: "dashboard-updates")
     /// The process's exit status once the loop has stopped: 0 after `q` or end of input, 130 after SIGINT.
     private(set) var exitStatus: Int32 = 0
 

@@ -22,6 +22,13 @@ struct DashboardCommand: ParsableCommand {
             Keys: s cycles the sort (name, progress, status), g groups by status, f cycles the filter (all, running, \
             failed). Press q to quit (exit status 0) or Ctrl-C (exit status 130); either way the terminal is \
             restored and a summary is printed. The terminal needs 9 rows more than there are jobs.
+
+            With --inspect PATH the dashboard serves its loop inspector on a Unix domain socket at PATH (owner-only; \
+            removed when it exits): watch it with `swift run mainline-console PATH` from another terminal. \
+            --stall-after S holds the main loop on purpose S seconds after the start, for --stall-for milliseconds \
+            (1500 unless told), in holdTheLoopOnPurpose(milliseconds:), scheduled in StallOnPurpose.swift with the \
+            label "dashboard: stall on purpose": a stall to find in the console's stalls view. A socket that cannot \
+            be served exits 1.
             """
     )
 
@@ -45,10 +52,52 @@ struct DashboardCommand: ParsableCommand {
     )
     var paceMilliseconds = 150
 
+    @Option(
+        name: .customLong("inspect"),
+        help: ArgumentHelp(
+            "Serve the loop inspector on a Unix domain socket at this path (for mainline-console).",
+            valueName: "path"
+        )
+    )
+    var inspect: String?
+
+    @Option(
+        name: .customLong("stall-after"),
+        help: ArgumentHelp(
+            "Hold the main loop on purpose this many seconds after the start (0 to 3600), for --stall-for.",
+            valueName: "s"
+        )
+    )
+    var stallAfterSeconds: Double?
+
+    @Option(
+        name: .customLong("stall-for"),
+        help: ArgumentHelp(
+            "How long the stall of --stall-after holds the loop, in milliseconds (1 to 60000; 1500 unless told).",
+            valueName: "ms"
+        )
+    )
+    var stallForMilliseconds: Int?
+
+    /// The longest stall on purpose, in milliseconds.
+    static let maximumStallMilliseconds = 60_000
+
     func validate() throws {
         try Self.check("--jobs", jobs, in: 1...JobPlan.maximumJobs)
         try Self.check("--workers", workers, in: 1...Self.maximumWorkers)
         try Self.check("--pace-ms", paceMilliseconds, in: 0...Self.maximumPaceMilliseconds)
+        if let stallAfterSeconds, !(0...3_600).contains(stallAfterSeconds) {
+            throw ValidationError("--stall-after must be a number of seconds in 0...3600, got '\(stallAfterSeconds)'")
+        }
+        if let stallForMilliseconds {
+            guard stallAfterSeconds != nil else { throw ValidationError("--stall-for needs --stall-after") }
+            try Self.check("--stall-for", stallForMilliseconds, in: 1...Self.maximumStallMilliseconds)
+        }
+    }
+
+    /// The stall on purpose the command line asks for, if any: when, and for how long.
+    var stall: (after: Duration, length: Duration)? {
+        stallAfterSeconds.map { (.milliseconds(Int($0 * 1_000)), .milliseconds(stallForMilliseconds ?? 1_500)) }
     }
 
     func run() throws {

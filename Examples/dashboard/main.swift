@@ -14,6 +14,10 @@
 // `f` cycles the filter (all, running, failed), `q` quits. Ctrl-C quits too (exit status 130); either way the
 // terminal is restored.
 //
+// With `--inspect PATH` it serves its loop inspector on a Unix domain socket (watch it with
+// `swift run mainline-console PATH`); `--stall-after S [--stall-for MS]` holds the main loop on purpose once, for the
+// console's stalls view to show (StallOnPurpose.swift).
+//
 // Flags (`DashboardCommand`): `--jobs N` (1 to 16, default 8), `--workers W` (1 to 8, default 3), `--seed S`
 // (default 1; the same seed gives the same jobs, steps and failure), `--pace-ms P` (milliseconds per progress step,
 // 0 to 10,000, default 150). A bad flag, or a terminal too small for the table, exits 64 with a message naming the
@@ -21,6 +25,7 @@
 
 import ArgumentParser
 import Foundation
+import Logging
 import Mainline
 
 // Parses the command line, then calls `DashboardCommand.run()` synchronously, still on the main thread and outside
@@ -39,6 +44,17 @@ DashboardCommand.main()
         )
     }
 
+    // First, before the objects it shows exist: the mailbox registers with the inspector when it is made.
+    var inspector: LoopInspector?
+    if let path = options.inspect {
+        do {
+            inspector = try LoopInspector.start(socketPath: path)
+        } catch {
+            FileHandle.standardError.write(Data("dashboard: \(error)\n".utf8))
+            return 1
+        }
+    }
+
     let plan = JobPlan(jobs: options.jobs, workers: options.workers, seed: options.seed)
     let terminal = Terminal()
     let dashboard = Dashboard(plan: plan, seed: options.seed, terminal: terminal)
@@ -48,8 +64,21 @@ DashboardCommand.main()
     startWorkers(plan: plan, pace: .milliseconds(options.paceMilliseconds), updates: dashboard.updates)
     startReadingKeys(onKey: { dashboard.handle(key: $0) }, onEnd: { dashboard.quit(status: 0) })
     MainLoop.main.onSignal(.sigint) { _ in dashboard.quit(status: 130) }
+    if inspector != nil {
+        // Stalls are what an inspector is for: a watchdog reports any callback that holds the loop for 100 ms, and the
+        // report (its site, what came before, the loop thread's backtrace) goes to the console's stalls view. Not to a
+        // log line: the terminal is the table's.
+        MainLoop.main.instrument(
+            LoopInstrumentation(
+                logger: Logger(label: "dashboard.loop", factory: { _ in SwiftLogNoOpLogHandler() }),
+                watchdog: LoopWatchdog(threshold: .milliseconds(100))
+            )
+        )
+    }
+    if let stall = options.stall { scheduleStallOnPurpose(after: stall.after, holding: stall.length) }
     MainLoop.main.run()
 
+    inspector?.stop()
     terminal.restore()
     print(dashboard.summary)
     return dashboard.exitStatus

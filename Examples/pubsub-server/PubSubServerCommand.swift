@@ -7,7 +7,8 @@
 //     swift run --package-path Examples pubsub-server [--port 7420]
 //     swift run --package-path Examples pubsub-server --help
 //
-// and talk to it with `nc 127.0.0.1 7420`. SIGTERM or SIGINT (Ctrl-C) stops it gracefully.
+// and talk to it with `nc 127.0.0.1 7420`. SIGTERM or SIGINT (Ctrl-C) stops it gracefully. With `--inspect PATH`
+// it serves its loop inspector on a Unix domain socket: `swift run mainline-console PATH` shows it live.
 //
 // With `--postgres postgres://user@host:port/database`, servers sharing one database behave as one server: topics
 // are MainlinePostgres streams (`pubsub.<topic>`), every PUB is published through the database and every server
@@ -21,7 +22,7 @@ import MainlineServiceLifecycle
 import ServiceLifecycle
 
 /// pubsub-server's command line: `--port`, `--flush-deadline-ms`, `--idle-timeout-s`, `--max-clients`,
-/// `--max-line-bytes`, `--postgres`, and `--help`.
+/// `--max-line-bytes`, `--postgres`, `--inspect`, and `--help`.
 ///
 /// An `AsyncParsableCommand` with an `async` ``run()``: the server is a `ServiceGroup`, and the loop is its guest
 /// (`MainLoopService`), pumped from the main queue while the async main waits. A bad flag exits 64
@@ -51,6 +52,10 @@ struct PubSubServerCommand: AsyncParsableCommand {
 
             Press Ctrl-C (or send SIGTERM) to stop it: it stops accepting, gives each client up to \
             --flush-deadline-ms to take what is queued, closes every connection and exits 0.
+
+            With --inspect PATH the server serves its loop inspector on a Unix domain socket at PATH (owner-only; \
+            removed when it stops): watch its loop, each client's view model and outgoing mailbox with \
+            `swift run mainline-console PATH`. A socket that cannot be served exits 1.
             """
     )
 
@@ -104,6 +109,15 @@ struct PubSubServerCommand: AsyncParsableCommand {
     )
     var postgres: String?
 
+    @Option(
+        name: .customLong("inspect"),
+        help: ArgumentHelp(
+            "Serve the loop inspector on a Unix domain socket at this path (for mainline-console).",
+            valueName: "path"
+        )
+    )
+    var inspect: String?
+
     func validate() throws {
         try Self.check("--port", port, in: Self.portRange)
         try Self.check("--flush-deadline-ms", flushDeadlineMilliseconds, in: Self.flushDeadlineRange)
@@ -130,6 +144,19 @@ struct PubSubServerCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "pubsub-server")
         logger.logLevel = .notice
+
+        // First, before the broker and its clients exist: view models and mailboxes register with the inspector when
+        // they are made.
+        var inspector: LoopInspector?
+        if let inspect {
+            do {
+                inspector = try LoopInspector.start(socketPath: inspect)
+            } catch {
+                FileHandle.standardError.write(Data("pubsub-server: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+        defer { inspector?.stop() }
 
         var cluster: ClusterLink?
         if let url = try databaseURL() {

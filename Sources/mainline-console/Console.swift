@@ -34,7 +34,9 @@ enum Console {
                 }
                 let loops = answer.document.objects("loops")
                 let events = loops.reduce(0) { $0 + $1.objects("events").count }
-                print("mainline-console: wrote the flight recorders of \(loops.count) loops (\(events) events) to \(file)")
+                print(
+                    "mainline-console: wrote the flight recorders of \(loops.count) loops (\(events) events) to \(file)"
+                )
                 return 0
             case .live(let interval):
                 return try LiveConsole(path: options.socketPath, intervalMilliseconds: interval).run()

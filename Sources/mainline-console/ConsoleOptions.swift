@@ -98,7 +98,9 @@ struct ConsoleOptions: Equatable {
         }
         if let dump {
             guard !once, !json, interval == nil else {
-                throw UsageError(description: "--dump writes the recorders and exits; it takes no --once, --json or --interval")
+                throw UsageError(
+                    description: "--dump writes the recorders and exits; it takes no --once, --json or --interval"
+                )
             }
             self.init(mode: .dump(file: dump), socketPath: path)
         } else if once {

@@ -21,11 +21,22 @@ enum Formatting {
         return decimal(milliseconds, 1) + " ms"
     }
 
+    /// `12 s`, `5 min 3 s`, `2 h 5 min`: how long a process has been up.
+    static func uptime(seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        let whole = Int(seconds)
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3_600 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole / 3_600) h \((whole % 3_600) / 60) min"
+    }
+
     /// Rows of cells as columns: each column as wide as its widest cell, two spaces apart; the last one unpadded.
     static func table(_ header: [String], _ rows: [[String]]) -> [String] {
         let all = [header] + rows
         let columns = all.map(\.count).max() ?? 0
-        let widths = (0..<columns).map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = (0..<columns).map { column in
+            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         return all.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)

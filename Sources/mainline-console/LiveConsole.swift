@@ -8,8 +8,8 @@ import Glibc
 ///
 /// `LiveConsole` is **not** thread-safe: the console's one thread runs it.
 ///
-/// Keys: `1`–`6` (or `o`, `j`, `m`, `v`, `t`, `s`) switch views, `f` freezes the display (no new snapshots) and
-/// unfreezes it, `q` quits. A connection the inspector closes (the process ended or restarted) is tried again every
+/// Keys: `1`–`6` (or `o`, `j`, `m`, `v`, `t`, `s`) switch views, `f` freezes the display (no new snapshots; the
+/// header counts how long) and unfreezes it, `q` quits. A connection the inspector closes (the process ended or restarted) is tried again every
 /// interval; the header says so meanwhile, and the last snapshot stays on screen.
 final class LiveConsole {
     private let path: String
@@ -18,7 +18,8 @@ final class LiveConsole {
     private var snapshot: InspectorSnapshot
     private var rates = IterationRates()
     private var view = ConsoleView.overview
-    private var isFrozen = false
+    /// When `f` froze the display (the console's clock), or `nil` while it is live.
+    private var frozenAt: Double?
     /// Why the last refresh failed, shown in the header until one succeeds.
     private var problem: String?
     private let terminal = TerminalSession()
@@ -66,7 +67,7 @@ final class LiveConsole {
                 }
             }
             if Self.now() >= nextRefresh {
-                if !isFrozen { refresh() }
+                if frozenAt == nil { refresh() }
                 draw()
                 nextRefresh = Self.now() + Double(intervalMilliseconds) / 1_000
             }
@@ -75,7 +76,7 @@ final class LiveConsole {
 
     private func handle(key: UInt8) {
         if key == UInt8(ascii: "f") {
-            isFrozen.toggle()
+            frozenAt = frozenAt == nil ? Self.now() : nil
         } else if let view = ConsoleView(key: key) {
             self.view = view
         } else {
@@ -108,7 +109,10 @@ final class LiveConsole {
 
     private var status: String {
         if let problem { return "DETACHED: \(problem); retrying every \(intervalMilliseconds) ms" }
-        return isFrozen ? "FROZEN (f: live)" : "LIVE every \(intervalMilliseconds) ms (f: freeze)"
+        if let frozenAt {
+            return "FROZEN for \(Formatting.duration(milliseconds: (Self.now() - frozenAt) * 1_000)) (f: live)"
+        }
+        return "LIVE every \(intervalMilliseconds) ms (f: freeze)"
     }
 
     private static func now() -> Double {
@@ -127,7 +131,7 @@ enum Screen {
         status: String
     ) -> [String] {
         let process = "\(snapshot.process ?? "?") (pid \(Formatting.integer(snapshot.pid)))"
-        let uptime = snapshot.uptimeSeconds.map { "up " + Formatting.duration(milliseconds: $0 * 1_000) } ?? ""
+        let uptime = snapshot.uptimeSeconds.map { "up " + Formatting.uptime(seconds: $0) } ?? ""
         let tabs = ConsoleView.allCases.map { tab in
             let name = "\(tab.rawValue) \(tab.title)"
             return tab == view ? "[\(name)]" : name

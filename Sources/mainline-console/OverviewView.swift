@@ -42,14 +42,19 @@ enum OverviewView {
         return lines
     }
 
-    /// One line per bucket: `  ≤ 0.016 ms |#####     | 3`.
+    /// One line per bucket, from the first that counted anything to the last: `    <= 0.016 ms |#####     | 3`.
     static func histogram(_ delay: LoopSummary.Delay) -> [String] {
-        let maximum = delay.buckets.map(\.count).max() ?? 0
-        let labels = delay.buckets.map { bucket in
+        // The empty buckets below the fastest and above the slowest delay say nothing; the ones between do.
+        guard let first = delay.buckets.firstIndex(where: { $0.count > 0 }),
+            let last = delay.buckets.lastIndex(where: { $0.count > 0 })
+        else { return [] }
+        let buckets = delay.buckets[first...last]
+        let maximum = buckets.map(\.count).max() ?? 0
+        let labels = buckets.map { bucket in
             bucket.upToMs.map { "<= \(Formatting.decimal($0, 3)) ms" } ?? "> last"
         }
         let width = labels.map(\.count).max() ?? 0
-        return zip(labels, delay.buckets).map { label, bucket in
+        return zip(labels, buckets).map { label, bucket in
             "    " + String(repeating: " ", count: width - label.count) + label + " |"
                 + Formatting.bar(bucket.count, of: maximum, width: barWidth) + "| \(bucket.count)"
         }

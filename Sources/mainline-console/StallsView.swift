@@ -7,8 +7,9 @@ enum StallsView {
             for stall in loop.stalls.reversed() {
                 if !lines.isEmpty { lines.append("") }
                 let job = stall.job
+                // A stall is reported while it lasts: its duration is how long it had held the loop by then.
                 lines.append(
-                    "STALL \(Formatting.duration(milliseconds: job.durationMs)) on loop \(loop.name), "
+                    "STALL of at least \(Formatting.duration(milliseconds: job.durationMs)) on loop \(loop.name), "
                         + "\(Formatting.duration(milliseconds: job.ageMs)) ago (\(job.kind ?? "job"))"
                 )
                 lines.append("  site:  \(job.site ?? "(unknown)")")

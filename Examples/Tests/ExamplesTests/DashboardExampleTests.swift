@@ -142,8 +142,10 @@ struct DashboardExampleTests {
     @Test func helpNamesEveryFlagSaysWhatItShowsAndHowToQuitAndExitsZero() async throws {
         try await CommandLineChecks.expectHelp(
             "dashboard",
-            naming: ["--jobs", "--workers", "--seed", "--pace-ms"],
-            mentioning: ["worker jobs", "Press q to quit", "Ctrl-C"]
+            naming: ["--jobs", "--workers", "--seed", "--pace-ms", "--inspect", "--stall-after", "--stall-for"],
+            mentioning: [
+                "worker jobs", "Press q to quit", "Ctrl-C", "swift run mainline-console PATH", "stall on purpose",
+            ]
         )
     }
 
@@ -156,6 +158,10 @@ struct DashboardExampleTests {
         (["--seed", "-1"], "'--seed <s>'"),
         (["--jobs"], "'--jobs <n>'"),
         (["--colour", "red"], "'--colour'"),
+        (["--stall-for", "100"], "--stall-for needs --stall-after"),
+        (["--stall-after", "4000"], "--stall-after must be a number of seconds in 0...3600, got '4000.0'"),
+        (["--stall-after", "1", "--stall-for", "0"], "--stall-for must be a number in 1...60000, got '0'"),
+        (["--inspect"], "'--inspect <path>'"),
     ])
     func aBadFlagExitsWithStatus64NamingItWithoutTouchingTheTerminal(
         arguments: [String],

@@ -295,10 +295,11 @@ struct PubSubServerTests {
             "pubsub-server",
             naming: [
                 "--port", "--flush-deadline-ms", "--idle-timeout-s", "--max-clients", "--max-line-bytes", "--postgres",
+                "--inspect",
             ],
             mentioning: [
                 "publish/subscribe server", "SUB <topic>", "Press Ctrl-C (or send SIGTERM) to stop it",
-                "servers sharing one database behave as one server",
+                "servers sharing one database behave as one server", "swift run mainline-console PATH",
             ]
         )
     }

@@ -25,7 +25,7 @@ import MainlineLoop
 /// - Children started with ``startChild(_:presentation:)`` know their ``parent``; like any coordinator, they live
 ///   as long as their screens.
 @MainActor
-open class Coordinator<Output>: AnyCoordinator {
+open class Coordinator<Output>: AnyCoordinator, _InspectedCoordinator {
     /// How it finished; `nil` while it runs.
     public private(set) var result: CoordinatorResult<Output>?
     /// The coordinator that started this one with ``startChild(_:presentation:)``.
@@ -35,6 +35,9 @@ open class Coordinator<Output>: AnyCoordinator {
 
     private var onCompleted: (@MainActor (Output) -> Void)?
     private var onCancelled: (@MainActor () -> Void)?
+    /// What an inspector (`LoopInspector`) reads of this coordinator on its own thread; `nil` unless an inspector had
+    /// been started when the coordinator was made.
+    nonisolated let inspection: _CoordinatorMirror?
 
     /// Creates a coordinator.
     ///
@@ -47,6 +50,8 @@ open class Coordinator<Output>: AnyCoordinator {
     ) {
         self.onCompleted = completed
         self.onCancelled = cancelled
+        self.inspection = _CoordinatorMirror.make()
+        inspection?.attach(to: self)
     }
 
     isolated deinit {
@@ -61,6 +66,7 @@ open class Coordinator<Output>: AnyCoordinator {
     /// - Parameter presentation: Where ``show(_:)`` puts screens.
     public func start(presentation: Presentation) {
         self.presentation = presentation
+        inspection?.presents(presentation.inspectionName, in: presentation.inspectedContainer)
         start()
     }
 
@@ -81,6 +87,7 @@ open class Coordinator<Output>: AnyCoordinator {
     ///   - presentation: Where the child shows its screens.
     public func startChild<ChildOutput>(_ child: Coordinator<ChildOutput>, presentation: Presentation) {
         child.parent = self
+        child.inspection?.adopted(by: inspection, type: String(describing: type(of: self)))
         child.start(presentation: presentation)
     }
 
@@ -90,11 +97,16 @@ open class Coordinator<Output>: AnyCoordinator {
         result = .cancelled
         onCompleted = nil
         onCancelled = nil
+        inspection?.finished("cancelled")
     }
 
     /// Records `parent` (a route sets it before starting the chain).
     func adopt(parent: AnyCoordinator?) {
         self.parent = parent
+        inspection?.adopted(
+            by: (parent as? _InspectedCoordinator)?.inspection,
+            type: parent.map { String(describing: type(of: $0)) }
+        )
     }
 
     /// Completes the flow with `output`: `completed` runs, once. Misuse after the flow finished (reported, ignored).
@@ -119,6 +131,12 @@ open class Coordinator<Output>: AnyCoordinator {
     private func finish(_ outcome: CoordinatorResult<Output>) {
         guard result == nil else { return }
         result = outcome
+        if let inspection {
+            switch outcome {
+            case .completed: inspection.finished("completed")
+            case .cancelled: inspection.finished("cancelled")
+            }
+        }
         let completed = onCompleted
         let cancelled = onCancelled
         onCompleted = nil
@@ -128,4 +146,11 @@ open class Coordinator<Output>: AnyCoordinator {
         case .cancelled: cancelled?()
         }
     }
+}
+
+/// A coordinator whose mirror an inspector reads: how a child finds its parent's mirror through `AnyCoordinator`.
+@MainActor
+protocol _InspectedCoordinator: AnyObject {
+    /// The mirror, if an inspector had been started when the coordinator was made.
+    nonisolated var inspection: _CoordinatorMirror? { get }
 }

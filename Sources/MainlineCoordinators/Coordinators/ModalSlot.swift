@@ -11,6 +11,8 @@ import MainlineObservables
 @MainActor
 public final class ModalSlot {
     private let subject: InitializedSubject<Screen?>
+    /// What an inspector (`LoopInspector`) reads of the slot on its own thread; `nil` unless one had been started.
+    let inspection = _ScreensMirror.make(for: ModalSlot.self)
 
     /// The style of the modal being shown.
     public private(set) var style: PresentationStyle?
@@ -37,6 +39,7 @@ public final class ModalSlot {
         if subject.value != nil { dismissModal() }
         self.style = style
         subject.value = screen
+        inspection?.update([screen], details: [("style", .string(style.rawValue))])
     }
 
     /// Dismisses the modal, if any, and calls ``onModalDismiss`` with it.
@@ -47,6 +50,7 @@ public final class ModalSlot {
         guard let dismissed = subject.value else { return false }
         subject.value = nil
         style = nil
+        inspection?.update([], details: [("style", .null)])
         onModalDismiss?(dismissed)
         return true
     }

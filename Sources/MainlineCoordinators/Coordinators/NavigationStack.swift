@@ -22,6 +22,8 @@ public final class NavigationStack {
     private let root: InitializedSubject<Screen?>
     private let pathSubject: InitializedSubject<[Screen]>
     private let topSubject: InitializedSubject<Screen?>
+    /// What an inspector (`LoopInspector`) reads of the stack on its own thread; `nil` unless one had been started.
+    let inspection = _ScreensMirror.make(for: NavigationStack.self)
 
     /// Creates a stack.
     ///
@@ -32,6 +34,7 @@ public final class NavigationStack {
         self.root = subjectOf(root, loop: loop)
         self.pathSubject = subjectOf([], loop: loop)
         self.topSubject = subjectOf(root, loop: loop)
+        inspection?.update(screens)
     }
 
     /// The screens above the root, bottom first.
@@ -112,5 +115,6 @@ public final class NavigationStack {
     private func updateTop() {
         let top = pathSubject.value.last ?? root.value
         if topSubject.value !== top { topSubject.value = top }
+        inspection?.update(screens)
     }
 }

@@ -21,6 +21,24 @@ public enum Presentation {
     /// Added to a set of tabs (and selected).
     case tab(Tabs)
 
+    /// What an inspector calls this presentation: `push`, `present` or `tab`.
+    var inspectionName: String {
+        switch self {
+        case .push: "push"
+        case .present: "present"
+        case .tab: "tab"
+        }
+    }
+
+    /// The mirror of the container this presentation shows screens in, if an inspector watches it.
+    var inspectedContainer: _ScreensMirror? {
+        switch self {
+        case .push(let stack): stack.inspection
+        case .present(let slot, _): slot.inspection
+        case .tab(let tabs): tabs.inspection
+        }
+    }
+
     /// Shows `screen` this way.
     func show(_ screen: Screen) {
         switch self {

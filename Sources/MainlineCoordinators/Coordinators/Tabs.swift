@@ -10,6 +10,8 @@ import MainlineObservables
 public final class Tabs {
     private let tabsSubject: InitializedSubject<[Screen]>
     private let selectedSubject: InitializedSubject<Screen?>
+    /// What an inspector (`LoopInspector`) reads of the tabs on its own thread; `nil` unless one had been started.
+    let inspection = _ScreensMirror.make(for: Tabs.self)
 
     /// Creates tabs.
     ///
@@ -19,6 +21,7 @@ public final class Tabs {
     public init(_ tabs: [Screen] = [], loop: any Loop = MainLoop.main) {
         tabsSubject = subjectOf(tabs, loop: loop)
         selectedSubject = subjectOf(tabs.first, loop: loop)
+        updateInspection()
     }
 
     /// The tabs, in order.
@@ -35,6 +38,7 @@ public final class Tabs {
     public func add(_ screen: Screen, select: Bool = false) {
         tabsSubject.value.append(screen)
         if select || selectedSubject.value == nil { selectedSubject.value = screen }
+        updateInspection()
     }
 
     /// Selects `screen`.
@@ -45,6 +49,7 @@ public final class Tabs {
     public func select(_ screen: Screen) -> Bool {
         guard tabsSubject.value.contains(where: { $0 === screen }) else { return false }
         if selectedSubject.value !== screen { selectedSubject.value = screen }
+        updateInspection()
         return true
     }
 
@@ -57,6 +62,11 @@ public final class Tabs {
         guard let index = tabsSubject.value.firstIndex(where: { $0 === screen }) else { return false }
         tabsSubject.value.remove(at: index)
         if selectedSubject.value === screen { selectedSubject.value = tabsSubject.value.first }
+        updateInspection()
         return true
+    }
+
+    private func updateInspection() {
+        inspection?.update(tabsSubject.value, details: [("selected", .nullable(selectedSubject.value?.name))])
     }
 }

@@ -47,10 +47,14 @@ extension LoopInspector {
                 do {
                     value = try _InspectionValue(parsing: bytes, maximumDepth: 8)
                 } catch {
-                    return Self.error("the request is not JSON (\(error)); send a line such as {\"request\":\"snapshot\"}")
+                    return Self.error(
+                        "the request is not JSON (\(error)); send a line such as {\"request\":\"snapshot\"}"
+                    )
                 }
                 guard let name = value["request"]?.stringValue else {
-                    return Self.error("a request is an object with a \"request\" string, such as {\"request\":\"snapshot\"}")
+                    return Self.error(
+                        "a request is an object with a \"request\" string, such as {\"request\":\"snapshot\"}"
+                    )
                 }
                 switch name {
                 case "snapshot": return snapshot().json()

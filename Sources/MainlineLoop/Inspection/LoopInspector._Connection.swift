@@ -33,7 +33,19 @@ extension LoopInspector {
             self.lastProgress = now
         }
 
-        deinit { close(descriptor) }
+        deinit {
+            // Reads (a bounded amount of) what the client sent and nobody will answer: a socket closed with unread
+            // bytes makes the kernel reset the connection, and a refused client would then read ECONNRESET after its
+            // refusal line instead of the end of the stream.
+            var scrap = [UInt8](repeating: 0, count: 4_096)
+            var reads = 0
+            while reads < 64,
+                scrap.withUnsafeMutableBytes({ recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0
+            {
+                reads += 1
+            }
+            close(descriptor)
+        }
 
         /// Whether an answer waits to be written (the inspector then polls for writability, not for requests).
         var isWriting: Bool { outputStart < output.count }

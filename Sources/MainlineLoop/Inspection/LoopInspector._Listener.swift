@@ -18,6 +18,10 @@ extension LoopInspector {
         private let device: UInt
         private let inode: UInt
 
+        /// Held while the umask is changed: two inspectors starting at once must not restore each other's masks
+        /// (the second would save the first's 0177 and put it back for good).
+        private static let umaskLock = _Lock()
+
         /// The most bytes a Unix domain socket's path may have on Linux (`sun_path` less its terminating zero).
         static let maximumPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
@@ -40,15 +44,21 @@ extension LoopInspector {
             }
             try Self.clearStaleSocket(at: path)
 
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+            let descriptor = socket(
+                AF_UNIX,
+                Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue),
+                0
+            )
             guard descriptor >= 0 else { throw .system(operation: "socket", path: path, errno: errno) }
             // Owner-only from birth: `bind` creates the file with 0777 less the umask, so a umask of 0177 makes it
             // 0600 with no moment at which another user could connect. The umask is the process's: a file another
             // thread creates in this instant gets no group or other permissions — stricter, never looser.
-            let previousMask = umask(0o177)
-            let bound = Self.withAddress(of: path) { bind(descriptor, $0, $1) }
-            let bindError = errno
-            umask(previousMask)
+            let (bound, bindError) = Self.umaskLock.withLock {
+                let previousMask = umask(0o177)
+                defer { umask(previousMask) }
+                let bound = Self.withAddress(of: path) { bind(descriptor, $0, $1) }
+                return (bound, errno)
+            }
             guard bound == 0 else {
                 close(descriptor)
                 // Another process bound the path between the stale check and here.

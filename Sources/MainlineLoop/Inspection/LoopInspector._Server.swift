@@ -34,6 +34,9 @@ extension LoopInspector {
         // the pipe's descriptors are constants, and `wake()` only writes to one.
         private var listener: _Listener?
         private var connections: [_Connection] = []
+        /// Until when (monotonic nanoseconds) new connections wait in the kernel's queue: the process ran out of
+        /// descriptors, and a listener polled meanwhile would wake `poll` at once, again and again.
+        private var acceptingAgainAt: UInt64?
         private let wakeReader: Int32
         private let wakeWriter: Int32
         private let limits: _Limits
@@ -74,13 +77,16 @@ extension LoopInspector {
             while true {
                 descriptors.removeAll(keepingCapacity: true)
                 descriptors.append(pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0))
-                descriptors.append(pollfd(fd: listenerDescriptor, events: Int16(POLLIN), revents: 0))
+                let accepting = acceptingAgainAt.map { Self.now() >= $0 } ?? true
+                if accepting { acceptingAgainAt = nil }
+                descriptors.append(pollfd(fd: listenerDescriptor, events: accepting ? Int16(POLLIN) : 0, revents: 0))
                 for connection in connections {
                     let events = connection.isWriting ? POLLOUT : POLLIN
                     descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
                 }
                 let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds(now: Self.now()))
-                if ready < 0 && errno != EINTR { break }  // cannot happen with valid descriptors; never spin
+                // EINTR, ENOMEM: try again. Anything else means a descriptor of its own is bad: a bug, never spun on.
+                if ready < 0 && errno != EINTR && errno != ENOMEM { break }
                 if descriptors[0].revents != 0 { break }
                 let now = Self.now()
                 // Connections first (their indices match `descriptors`), then new ones.
@@ -147,7 +153,11 @@ extension LoopInspector {
                 let descriptor = mainline_accept_cloexec_nonblocking(listenerDescriptor)
                 if descriptor < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
-                    return  // EAGAIN: no more; EMFILE and the like: try again at the next poll
+                    if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                        // Out of descriptors or memory: the waiting clients stay queued; try again in 100 ms.
+                        acceptingAgainAt = now &+ 100_000_000
+                    }
+                    return  // EAGAIN: no more
                 }
                 let connection = _Connection(descriptor: descriptor, now: now)
                 var peer: UInt32 = 0
@@ -179,9 +189,9 @@ extension LoopInspector {
             }
         }
 
-        /// How long `poll` may wait: until the first timeout of a client, or for ever.
+        /// How long `poll` may wait: until the first timeout of a client, or accepting again, or for ever.
         private func timeoutMilliseconds(now: UInt64) -> Int32 {
-            var earliest: UInt64?
+            var earliest = acceptingAgainAt
             for connection in connections {
                 let limit: Duration
                 if connection.isWriting {

@@ -103,7 +103,11 @@ public final class LoopInspector: Sendable {
     /// Thread-safe and idempotent. The first call returns once the thread has ended and the socket file is gone;
     /// later calls return at once. Objects go on registering (see ``start(socketPath:)``), for a later inspector.
     public func stop() {
-        guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
+        let running = thread.withLock { thread -> pthread_t? in
+            defer { thread = nil }
+            return thread
+        }
+        guard let thread = running else { return }
         server.wake()
         // Never on the inspector's own thread (a describer has no reason to stop it, but joining itself would hang).
         if pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }

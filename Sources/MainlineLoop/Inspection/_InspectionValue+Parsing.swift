@@ -192,11 +192,14 @@ private struct _JSONReader {
             let first = try hexQuad()
             if (0xD800..<0xDC00).contains(first) {
                 // A high surrogate must be followed by an escaped low one; together they are one scalar.
-                guard bytes.count - offset >= 6, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+                guard bytes.count - offset >= 6, bytes[offset] == UInt8(ascii: "\\"),
+                    bytes[offset + 1] == UInt8(ascii: "u")
                 else { throw failure("a high surrogate without its low surrogate") }
                 offset += 2
                 let second = try hexQuad()
-                guard (0xDC00..<0xE000).contains(second) else { throw failure("a high surrogate without its low surrogate") }
+                guard (0xDC00..<0xE000).contains(second) else {
+                    throw failure("a high surrogate without its low surrogate")
+                }
                 return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
             }
             guard let scalar = Unicode.Scalar(first) else { throw failure("a lone low surrogate") }

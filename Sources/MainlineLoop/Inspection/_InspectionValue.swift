@@ -27,6 +27,8 @@ package enum _InspectionValue: Sendable, Equatable {
     /// An object, its keys in order.
     case object([(String, _InspectionValue)])
 
+    /// Whether two values are the same JSON: same case and contents, objects' keys in the same order, and NaN equal
+    /// to itself (both render as `null`).
     package static func == (lhs: _InspectionValue, rhs: _InspectionValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true

@@ -26,7 +26,13 @@ import MainlineLoop
 @MainActor
 open class BaseViewModel {
     /// Where the view model is in its life.
-    public private(set) var state: LifecycleState = .initialized
+    public private(set) var state: LifecycleState = .initialized {
+        didSet { inspectedState?.withLock { $0 = state } }
+    }
+
+    /// A copy of ``state`` that an inspector (`LoopInspector`) reads on its own thread, while the loop may be busy;
+    /// `nil` unless an inspector had been started when the view model was made (then a transition costs nothing more).
+    private nonisolated let inspectedState: _Locked<LifecycleState>?
 
     /// The loop the view model lives on; ticks use its clock, and ``post(_:)`` hops into it.
     public nonisolated let loop: any Loop
@@ -43,6 +49,8 @@ open class BaseViewModel {
     public init(loop: any Loop = MainLoop.main) {
         self.loop = loop
         self.scope = ViewModelScope(name: "a view model's lifetime scope", loop: loop)
+        self.inspectedState = _InspectionRegistry.shared.isActive ? _Locked(.initialized) : nil
+        if let inspectedState { Self.registerForInspection(inspectedState, type: type(of: self)) }
     }
 
     /// Starts `operation` in the lifetime ``scope``: it runs until it finishes or the view model is cleared.

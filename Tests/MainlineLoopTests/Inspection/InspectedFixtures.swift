@@ -45,7 +45,10 @@ final class InspectedFixture: Sendable {
                         ),
                     ])
                 ),
-                ("running", .object([("site", .string("App/Workers.swift:42")), ("label", .null), ("forMs", .double(12))])),
+                (
+                    "running",
+                    .object([("site", .string("App/Workers.swift:42")), ("label", .null), ("forMs", .double(12))])
+                ),
                 (
                     "stalls",
                     .array([
@@ -64,11 +67,13 @@ final class InspectedFixture: Sendable {
                     "slowest",
                     .array([
                         .object([
-                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")), ("kind", .string("post")),
+                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")),
+                            ("kind", .string("post")),
                             ("durationMs", .double(3.2)), ("ageMs", .double(100)),
                         ]),
                         .object([
-                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")), ("kind", .string("post")),
+                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")),
+                            ("kind", .string("post")),
                             ("durationMs", .double(5.5)), ("ageMs", .double(50)),
                         ]),
                     ])
@@ -77,7 +82,8 @@ final class InspectedFixture: Sendable {
                     "timers",
                     .array([
                         .object([
-                            ("site", .string("App/Tick.swift:3")), ("label", .string("tick")), ("dueInMs", .double(250)),
+                            ("site", .string("App/Tick.swift:3")), ("label", .string("tick")),
+                            ("dueInMs", .double(250)),
                             ("repeating", .bool(true)),
                         ])
                     ])

@@ -67,8 +67,10 @@ struct InspectionValueTests {
             ("nested", .array([.object([("x", .null), ("y", .array([.bool(true), .int(Int.min)]))])])),
         ])
         #expect(try _InspectionValue(parsing: Array(value.json().utf8)) == value)
-        #expect(try _InspectionValue(parsing: Array(" \n\t{ \"a\" : [ 1 , 2.0e0 , -0 ] }\r\n".utf8))
-            == .object([("a", .array([.int(1), .double(2), .int(0)]))]))
+        #expect(
+            try _InspectionValue(parsing: Array(" \n\t{ \"a\" : [ 1 , 2.0e0 , -0 ] }\r\n".utf8))
+                == .object([("a", .array([.int(1), .double(2), .int(0)]))])
+        )
     }
 
     @Test func surrogatePairsJoinIntoOneScalar() throws {

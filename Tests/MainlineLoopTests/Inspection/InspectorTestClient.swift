@@ -60,6 +60,9 @@ final class InspectorTestClient {
     }
 
     /// The next line (without its line break), or `nil` once the server has closed the connection.
+    ///
+    /// A reset counts as the end too: the inspector closes a refused client without waiting for its request, and a
+    /// request that arrives just before the close makes the kernel report `ECONNRESET` after the last line.
     func readLine() throws -> String? {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -71,7 +74,7 @@ final class InspectorTestClient {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 pending.append(contentsOf: buffer[0..<count])
-            } else if count == 0 {
+            } else if count == 0 || errno == ECONNRESET {
                 return nil
             } else if errno != EINTR {
                 throw Failure(

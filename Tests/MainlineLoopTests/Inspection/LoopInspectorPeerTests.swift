@@ -40,7 +40,8 @@ struct LoopInspectorPeerTests {
     @Test func aPeerOfAnotherUserGetsOneRefusalLineAndIsDisconnected() async throws {
         let served = try OpenToEveryone()
         let path = served.path
-        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) { [path = path as String] in
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            [path = path as String] in
             // The child process becomes nobody, then connects and prints what it reads until the inspector closes.
             let nobody = getpwnam("nobody")!.pointee
             guard setgid(nobody.pw_gid) == 0, setuid(nobody.pw_uid) == 0 else { exit(2) }
@@ -64,9 +65,16 @@ struct LoopInspectorPeerTests {
 
     @Test func theConsoleRunAsAnotherUserExitsNonZeroWithTheRefusalOnOneLine() async throws {
         let served = try OpenToEveryone()
-        // The built console, copied where nobody can run it (the build folder may be in root's home).
+        // The built console, copied where nobody can run it (the build folder may be in root's home). Copied by `cp`,
+        // not by this process: a file this process had open for writing could be inherited by a child another test
+        // spawns meanwhile, and executing it would then fail with "Text file busy".
         let console = served.folder.file("mainline-console")
-        try FileManager.default.copyItem(atPath: try ChildProcess.builtProduct("mainline-console"), toPath: console)
+        let copied = try await ChildProcess.run(
+            "cp",
+            [try ChildProcess.builtProduct("mainline-console"), console],
+            searchPath: true
+        )
+        try #require(copied.status == 0, "cp: \(copied.standardError)")
         chmod(console, 0o755)
 
         let result = try await ChildProcess.run(

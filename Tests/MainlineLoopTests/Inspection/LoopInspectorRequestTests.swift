@@ -42,7 +42,10 @@ struct LoopInspectorRequestTests {
         (Array("{\"ask\":\"snapshot\"}\n".utf8), "a request is an object with a \"request\" string"),
         (Array("[\"snapshot\"]\n".utf8), "a request is an object with a \"request\" string"),
         (Array("{\"request\":42}\n".utf8), "a request is an object with a \"request\" string"),
-        (Array(String(repeating: "[", count: 100).utf8) + [0x0A], "the request is not JSON (nested deeper than 8 levels at byte 8)"),
+        (
+            Array(String(repeating: "[", count: 100).utf8) + [0x0A],
+            "the request is not JSON (nested deeper than 8 levels at byte 8)"
+        ),
     ])
     func aBadRequestIsAnsweredWithOneErrorLineAndTheClientIsServedAfter(line: [UInt8], reason: String) throws {
         let served = try Served()
@@ -155,9 +158,10 @@ struct LoopInspectorRequestTests {
         let stuck = try served.client()
         for _ in 0..<8 { try stuck.send("{\"request\":\"snapshot\"}\n") }
 
-        // Meanwhile another client is served, while the first one's answer waits.
+        // Meanwhile another client is served, while the first one's answer waits. (A small answer: one the socket
+        // takes at once, so that this client's own pace — the machine may be busy — cannot make it a slow reader.)
         let other = try served.client()
-        #expect(try other.ask("snapshot")["mailboxes"]?.arrayValue?.count == 1)
+        #expect(try other.ask("recorder")["loops"] == .array([]))
 
         // The inspector gives up on the client that does not read: its end hangs up (without this client reading).
         var standStill = StandStill<Int16>(limit: .seconds(60))
@@ -171,7 +175,7 @@ struct LoopInspectorRequestTests {
             }
         }
         withExtendedLifetime(big) {}
-        #expect(try other.ask("snapshot")["schema"] == .int(1))
+        #expect(try other.ask("recorder")["schema"] == .int(1))
     }
 
     @Test func garbageFromManyClientsAtOnceNeverStopsTheInspector() async throws {

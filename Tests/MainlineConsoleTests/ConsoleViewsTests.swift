@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+@testable import mainline_console
+
+/// What each of the console's views shows for a snapshot, line by line; and that a document missing fields, or with
+/// fields of other types, still shows what it has.
+@Suite("mainline-console views")
+struct ConsoleViewsTests {
+    static func snapshot(_ json: String) throws -> InspectorSnapshot {
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8))
+        return InspectorSnapshot(try #require(object as? [String: Any]))
+    }
+
+    @Test func theOverviewShowsEachLoopsCountersRunningJobLastStallAndDelayHistogram() throws {
+        var rates = IterationRates()
+        rates.add(try Self.snapshot(SnapshotFixtures.snapshot(iterations: 1_000, uptimeSeconds: 10)), fallbackTime: 0)
+        let later = try Self.snapshot(SnapshotFixtures.snapshot(iterations: 1_250, uptimeSeconds: 10.5))
+        rates.add(later, fallbackTime: 0)
+
+        #expect(
+            OverviewView.lines(later, rates: rates) == [
+                "loop main  MainLoop  running",
+                "  iterations 1250  500.0/s  busy 12.5%",
+                "  posts run 300 (pending 2)  timers fired 40  settle deliveries 7",
+                "  running now: App/Workers.swift:42 for 12.0 ms",
+                "  stalls: 1, the last 1.2 s at App/Stall.swift:7 \"stall on purpose\"",
+                "  loop delay  p50 0.02 ms  p99 1.20 ms  max 3.10 ms  (200 samples)",
+                "    <= 0.016 ms |########################################| 160",
+                "    <= 1.024 ms |#########                               | 36",
+                "    <= 4.096 ms |#                                       | 4",
+            ]
+        )
+    }
+
+    @Test func theHistogramLeavesOutTheEmptyBucketsAboveAndBelowButNotBetween() {
+        let delay = LoopSummary.Delay([
+            "buckets": [
+                ["upToMs": 0.001, "count": 0], ["upToMs": 0.002, "count": 4], ["upToMs": 0.004, "count": 0],
+                ["upToMs": 0.008, "count": 2], ["upToMs": 0.016, "count": 0], ["count": 0],
+            ]
+        ])
+        #expect(
+            OverviewView.histogram(delay) == [
+                "    <= 0.002 ms |########################################| 4",
+                "    <= 0.004 ms |                                        | 0",
+                "    <= 0.008 ms |####################                    | 2",
+            ]
+        )
+        #expect(OverviewView.histogram(LoopSummary.Delay(["buckets": [["count": 0]]])) == [])
+    }
+
+    @Test func iterationsPerSecondNeedTwoSamplesOfTheSameLoop() throws {
+        var rates = IterationRates()
+        let first = try Self.snapshot(SnapshotFixtures.snapshot())
+        rates.add(first, fallbackTime: 0)
+        #expect(rates.rate(of: first.loops[0]) == nil)
+        #expect(OverviewView.lines(first, rates: rates)[1] == "  iterations 1000  …/s  busy 12.5%")
+        // The process restarted (fewer iterations): no rate from a sample of the process before.
+        let restarted = try Self.snapshot(SnapshotFixtures.snapshot(iterations: 10, uptimeSeconds: 0.5))
+        rates.add(restarted, fallbackTime: 0)
+        #expect(rates.rate(of: restarted.loops[0]) == nil)
+    }
+
+    @Test func theSlowestJobsAreGroupedBySiteSlowestFirst() throws {
+        #expect(
+            SlowestJobsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
+                "SLOWEST  TIMES  LAST          LOOP  KIND   SITE",
+                "5.5 ms   2      50.0 ms ago   main  post   App/File.swift:12 \"fetch\"",
+                "2.0 ms   1      400.0 ms ago  main  timer  App/Tick.swift:3",
+            ]
+        )
+    }
+
+    @Test func theMailboxesShowDepthCapacityAndDrops() throws {
+        #expect(
+            MailboxesView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
+                "NAME       KIND     DEPTH  CAPACITY   DROPPED  COALESCED",
+                "jobs       bounded  3      64         5        0",
+                "(unnamed)  keyed    1      unbounded  9        9",
+            ]
+        )
+    }
+
+    @Test func theViewModelsAreCountedByStateAndTheCoordinatorsShowTheirStacks() throws {
+        #expect(
+            ViewModelsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
+                "view models: 3 (1 paused, 2 resumed)",
+                "TYPE             STATE    ID",
+                "ClientViewModel  resumed  1",
+                "ClientViewModel  paused   2",
+                "DeskViewModel    resumed  3",
+                "",
+                "coordinators: 2",
+                "TYPE               STATE    ID  STACK",
+                "SignUpCoordinator  running  4   email > PasswordCoordinator (child)",
+                "NavigationStack    -        5   home > email (SignUpCoordinator)",
+            ]
+        )
+    }
+
+    @Test func theTimersAreListedSoonestFirst() throws {
+        #expect(
+            TimersView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
+                "DUE IN    REPEATS  LOOP  SITE",
+                "250.0 ms  yes      main  App/Tick.swift:3 \"tick\"",
+                "30 s      no       main  App/Expiry.swift:9",
+            ]
+        )
+    }
+
+    @Test func aStallShowsItsSiteLabelDurationBacktraceAndLastEvents() throws {
+        #expect(
+            StallsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
+                "STALL of at least 1.2 s on loop main, 3.0 s ago (callback)",
+                "  site:  App/Stall.swift:7",
+                "  label: stall on purpose",
+                "  backtrace:",
+                "    #0 holdTheLoopOnPurpose(milliseconds:)",
+                "    #1 closure in main",
+                "  last events:",
+                "    at 10.5 ms wakeUp",
+                "    at 11.0 ms slowJob durationMs=3.2 site=App/File.swift:12",
+            ]
+        )
+    }
+
+    @Test func aDocumentThatDescribesLittleStillShowsWhatItHas() throws {
+        let sparse = try Self.snapshot(
+            #"{"schema":1,"loops":[{"name":"io","iterations":"many","delay":{"buckets":[{"count":2}]}},{}],"mailboxes":[{}],"viewModels":[{"state":5}],"future":{"x":1}}"#
+        )
+        let rates = IterationRates()
+        #expect(sparse.loops.map(\.name) == ["io", "?"])
+        let overview = OverviewView.lines(sparse, rates: rates)
+        #expect(overview.contains("loop io  ?  "))
+        #expect(overview.contains("  iterations -  …/s  busy -%"))
+        #expect(overview.contains("    > last |########################################| 2"))
+        #expect(MailboxesView.lines(sparse)[1].hasPrefix("(unnamed)  -"))
+        #expect(ViewModelsView.lines(sparse).first == "view models: 1 (1 ?)")
+        for view in ConsoleView.allCases { _ = view.lines(sparse, rates: rates) }
+    }
+
+    @Test func anEmptyProcessSaysWhatIsMissingInEachView() throws {
+        let empty = try Self.snapshot(#"{"schema":1,"loops":[],"mailboxes":[],"viewModels":[],"coordinators":[]}"#)
+        let rates = IterationRates()
+        #expect(OverviewView.lines(empty, rates: rates) == ["no loops described (the process serves no loop yet)"])
+        #expect(SlowestJobsView.lines(empty) == ["no slow jobs recorded"])
+        #expect(MailboxesView.lines(empty) == ["no mailboxes (made since the inspector started)"])
+        #expect(TimersView.lines(empty) == ["no timers pending"])
+        #expect(StallsView.lines(empty) == ["no stalls recorded"])
+    }
+
+    @Test func uptimesReadInSecondsMinutesAndHours() {
+        #expect(Formatting.uptime(seconds: 12.5) == "12 s")
+        #expect(Formatting.uptime(seconds: 303) == "5 min 3 s")
+        #expect(Formatting.uptime(seconds: 7_500) == "2 h 5 min")
+        #expect(Formatting.uptime(seconds: -.infinity) == "-")
+    }
+
+    @Test(arguments: [
+        (UInt8(ascii: "1"), ConsoleView.overview), (UInt8(ascii: "o"), .overview), (UInt8(ascii: "2"), .slowestJobs),
+        (UInt8(ascii: "j"), .slowestJobs), (UInt8(ascii: "3"), .mailboxes), (UInt8(ascii: "m"), .mailboxes),
+        (UInt8(ascii: "4"), .viewModels), (UInt8(ascii: "v"), .viewModels), (UInt8(ascii: "5"), .timers),
+        (UInt8(ascii: "t"), .timers), (UInt8(ascii: "6"), .stalls), (UInt8(ascii: "s"), .stalls),
+    ])
+    func eachViewHasANumberKeyAndALetter(key: UInt8, view: ConsoleView) {
+        #expect(ConsoleView(key: key) == view)
+    }
+
+    @Test func otherKeysShowNoView() {
+        for key in [UInt8(ascii: "0"), UInt8(ascii: "7"), UInt8(ascii: "f"), UInt8(ascii: "q"), 0x1B, 0xFF] {
+            #expect(ConsoleView(key: key) == nil)
+        }
+    }
+
+    @Test func theScreenHasAHeaderATabLineAndTheView() throws {
+        let lines = Screen.lines(
+            of: try Self.snapshot(SnapshotFixtures.snapshot()),
+            view: .mailboxes,
+            rates: IterationRates(),
+            status: "FROZEN (f: live)"
+        )
+        #expect(lines[0] == "mainline-console  orders (pid 4242)  up 12 s  FROZEN (f: live)")
+        #expect(
+            lines[1]
+                == "1 overview  2 slowest jobs  [3 mailboxes]  4 view models  5 timers  6 stalls   f freeze  q quit"
+        )
+        #expect(lines[3].hasPrefix("NAME"))
+    }
+}
