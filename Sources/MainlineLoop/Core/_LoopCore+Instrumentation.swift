@@ -39,11 +39,20 @@ extension _LoopCore {
     /// measured and stamped like the core's phases.
     package func runExternal(_ label: StaticString, _ body: () -> Void) {
         progress.enter(.posts)
+        // The flight recorder times a drain as one piece of work: it is the loop's busy time, as much as its posts.
+        var run = scheduler.recorder.beginRun(.mainQueue)
+        defer {
+            scheduler.recorder.ran(&run, site: Self.mainQueueSite)
+            scheduler.recorder.endRun(&run)
+        }
         guard let instruments else { return body() }
         monitor?.begin(label)
         instruments.ranOtherWork = true
         measured(instruments, body)
     }
+
+    /// What the recorder calls a main-queue drain.
+    private static let mainQueueSite = LoopSite(label: "main queue")
 
     /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
     @inline(__always)

@@ -148,6 +148,7 @@ extension LoopFlightRecorder.WorkKind {
         case .timer: "timer"
         case .idle: "idle"
         case .settle: "settle"
+        case .mainQueue: "main queue"
         }
     }
 }

@@ -96,8 +96,11 @@ extension LoopFlightRecorder {
         case idle
         /// A settle notification's delivery.
         case settle
+        /// Main-actor work that is not one of the loop's callbacks, drained from the main dispatch queue in owner mode
+        /// (`Task { @MainActor in }`, `DispatchQueue.main.async`): timed as a whole, one drain at a time.
+        case mainQueue
 
-        /// `post`, `timer`, `idle` or `settle`.
+        /// `post`, `timer`, `idle`, `settle` or `mainQueue`.
         public var description: String { rawValue }
     }
 }

@@ -157,7 +157,11 @@ extension LoopFlightRecorder {
             time: pen.lastWorkEnd,
             RecordKind.interval.rawValue | min(pen.iterations, 0xFF_FFFF) << 8 | min(pen.wakeUps, 0xFFFF_FFFF) << 32,
             pair(micro(span), micro(pen.longest)),
-            pair(micro(pen.phaseNanoseconds[WorkKind.timer.code]), micro(pen.phaseNanoseconds[WorkKind.post.code])),
+            // Main-queue drains run in the post phase (owner mode): their time is the phase's.
+            pair(
+                micro(pen.phaseNanoseconds[WorkKind.timer.code]),
+                micro(pen.phaseNanoseconds[WorkKind.post.code] &+ pen.phaseNanoseconds[WorkKind.mainQueue.code])
+            ),
             pair(micro(pen.phaseNanoseconds[WorkKind.settle.code]), micro(pen.phaseNanoseconds[WorkKind.idle.code])),
             pair(pen.counts[WorkKind.post.code], pen.counts[WorkKind.timer.code]),
             pair(pen.counts[WorkKind.settle.code], 0)
@@ -245,11 +249,12 @@ extension LoopFlightRecorder.WorkKind {
         case .timer: 1
         case .idle: 2
         case .settle: 3
+        case .mainQueue: 4
         }
     }
 
     init?(code: Int) {
         guard code >= 0, code < Self.allCases.count else { return nil }
-        self = [.post, .timer, .idle, .settle][code]
+        self = [.post, .timer, .idle, .settle, .mainQueue][code]
     }
 }
