@@ -16,6 +16,10 @@ struct FlightRecorderConcurrencyTests {
         while DispatchTime.now().uptimeNanoseconds < end {}
     }
 
+    /// The two sites the jobs come from.
+    static let siteA = LoopSite(label: "a", fileID: "Race/A.swift", line: 1)
+    static let siteB = LoopSite(label: "b", fileID: "Race/B.swift", line: 2)
+
     @Test func readersNeverSeeATornRecordWhileTheLoopWrites() async throws {
         let loop = EventLoop(name: "recorder-race")
         // A small ring (64 records) and a 1 µs threshold: every job is slow, and the ring wraps constantly.
@@ -43,8 +47,8 @@ struct FlightRecorderConcurrencyTests {
                     let known = lines.load(ordering: .acquiring)
                     for event in events {
                         guard case .slowWork(let work) = event.kind else { continue }
-                        let line = work.site?.line ?? -1
-                        if line != known && line != known + 1 || work.kind != .post
+                        let site = work.site
+                        if known == 0 || site != Self.siteA && site != Self.siteB || work.kind != .post
                             || work.duration < .microseconds(1) || work.runLength < 1
                         {
                             bad.wrappingIncrement(ordering: .relaxed)
@@ -56,14 +60,22 @@ struct FlightRecorderConcurrencyTests {
             }.start()
         }
         // Jobs from two known lines, 2–9 µs each.
-        lines.store(#line + 2, ordering: .releasing)
+        lines.store(1, ordering: .releasing)
         for index in 0..<posted / 2 {
-            loop.post {
-                Self.spin(microseconds: UInt64(2 + index % 4)); ran.wrappingIncrement(ordering: .relaxed)
-            }
-            loop.post {
-                Self.spin(microseconds: UInt64(2 + index % 8)); ran.wrappingIncrement(ordering: .relaxed)
-            }
+            let spinA = UInt64(2 + index % 4)
+            let spinB = UInt64(2 + index % 8)
+            loop.post(
+                {
+                    Self.spin(microseconds: spinA); ran.wrappingIncrement(ordering: .relaxed)
+                },
+                from: Self.siteA
+            )
+            loop.post(
+                {
+                    Self.spin(microseconds: spinB); ran.wrappingIncrement(ordering: .relaxed)
+                },
+                from: Self.siteB
+            )
         }
         await Task.detached {
             readersDone.wait()
