@@ -21,9 +21,15 @@ extension EventLoop {
     /// - Returns: The snapshot: `running`, `stopping` after ``stop()``, `stopped` once the thread has closed the loop.
     /// - Complexity: O(t log t) in the scheduled timers.
     public func snapshot() -> LoopSnapshot {
-        let now = self.now
-        let isStopped = driver.lifecycle.withLock { $0.closeResult != nil }
-        let scheduler = driver.scheduler
+        driver.snapshot(loop: description)
+    }
+}
+
+extension EventLoop._Driver {
+    /// The loop's snapshot (see `EventLoop.snapshot()`), from its driver: what an inspector holds. Thread-safe.
+    func snapshot(loop description: String) -> LoopSnapshot {
+        let now = _UVClock.now()
+        let isStopped = lifecycle.withLock { $0.closeResult != nil }
         let state: LoopSnapshot.State = isStopped ? .stopped : (scheduler.posts.closed ? .stopping : .running)
         return LoopSnapshot(
             loop: description,
@@ -31,8 +37,8 @@ extension EventLoop {
             now: now,
             phase: isStopped ? .stopped : scheduler.progress.phase,
             pendingPosts: isStopped ? 0 : scheduler.pendingPosts(onLoop: false),
-            pendingIdleBodies: driver.idle.pendingCount,
-            timers: driver.timers.snapshot(),
+            pendingIdleBodies: idle.pendingCount,
+            timers: timers.snapshot(),
             counters: scheduler.counters()
         )
     }

@@ -55,6 +55,8 @@ public final class EventLoop: Sendable {
     /// The loop's name, given to its thread (Linux shows the first 15 bytes, e.g. in `top -H`).
     public let name: String
     let driver: _Driver
+    /// Shows the loop to an inspector (`LoopInspector`): the registry holds this handle weakly, never the loop.
+    private let inspectionHandle: _LoopInspectionHandle
     /// Whether posts and timers carry the caller's `ServiceContext` (see `EventLoop+ServiceContext.swift`).
     let serviceContext = _ServiceContextSwitch()
 
@@ -81,8 +83,8 @@ public final class EventLoop: Sendable {
         self.name = name
         driver = _Driver(name: name, budgets: budgets)
         driver.start()
-        // Every loop shows itself to an inspector (`LoopInspector`); the registry holds it weakly.
-        _InspectionRegistry.shared.register(self)
+        // Every loop shows itself to an inspector (`LoopInspector`), through a handle the registry holds weakly.
+        inspectionHandle = _InspectionRegistry.shared.registerEventLoop(driver: driver, name: name)
     }
 
     /// Creates a loop with a post budget of its own (for the package's tests).

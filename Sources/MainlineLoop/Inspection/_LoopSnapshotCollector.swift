@@ -20,10 +20,10 @@ final class _LoopSnapshotCollector: Sendable {
     /// The loop's snapshot: fresh when the loop took it within ``wait``, else the last one it took (or `nil`).
     ///
     /// Posts only to a loop that is running (hosted as owner or guest): a post would start an idle loop, and an
-    /// inspector changes nothing. The job holds the loop's core weakly: it must never be what keeps a loop alive, or
-    /// the loop would end inside its own post phase.
-    func snapshot(of loop: MainLoop) -> (snapshot: LoopSnapshot?, fresh: Bool) {
-        let state = loop.state
+    /// inspector changes nothing. The job holds the loop's core weakly: it must never be what keeps a core alive, or
+    /// the core would end inside its own post phase. (A weak reference to the core, not to the loop: retains of
+    /// `MainLoop.main` are on every caller's post path, and a weakly referenced object's are slower.)
+    func snapshot(of core: _LoopCore, state: MainLoop.State) -> (snapshot: LoopSnapshot?, fresh: Bool) {
         let running = state == .owner || state == .guest
         let mustPost =
             running
@@ -34,8 +34,8 @@ final class _LoopSnapshotCollector: Sendable {
             }
         if mustPost {
             let snapshotState = LoopSnapshot.State(state)
-            let result = loop.core.post(
-                { [weak core = loop.core, state = self.state, arrived] in
+            let result = core.post(
+                { [weak core, state = self.state, arrived] in
                     let snapshot = core?.snapshot(loop: "MainLoop", state: snapshotState, now: _UVClock.now())
                     state.withLock {
                         $0.latest = snapshot

@@ -59,15 +59,22 @@ public final class MainLoop: Loop, @unchecked Sendable {
     // protected by its lock; `hasLeftIdle` is protected by the main actor.
 
     /// The process's main loop.
-    public static let main = MainLoop()
+    public static let main = MainLoop(isMain: true)
 
     package let core: _LoopCore
     let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
     @MainActor private var hasLeftIdle = false
 
+    /// Shows the loop to an inspector (`LoopInspector`): the registry holds this handle weakly, never the loop.
+    private var inspectionHandle: _LoopInspectionHandle?
+
     /// Creates a loop of its own, for the package's tests: a process has one main loop, ``main``.
-    package init(budgets: LoopBudgets = .default) {
+    ///
+    /// - Parameters:
+    ///   - budgets: The loop's budgets.
+    ///   - isMain: Whether this is ``main`` (what an inspector calls it).
+    package init(budgets: LoopBudgets = .default, isMain: Bool = false) {
         core = _LoopCore(budgets: budgets, loopName: "MainLoop")
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         core.clock = { _UVClock.now() }
@@ -76,8 +83,13 @@ public final class MainLoop: Loop, @unchecked Sendable {
         core.signalWatchDidChange = { [unowned self] signal, watched in
             self.currentDriver?.setSignal(signal, watched: watched)
         }
-        // Every loop shows itself to an inspector (`LoopInspector`); the registry holds it weakly.
-        _InspectionRegistry.shared.register(self)
+        // Every loop shows itself to an inspector (`LoopInspector`), through a handle the registry holds weakly.
+        let lifecycle = self.lifecycle
+        inspectionHandle = _InspectionRegistry.shared.registerMainLoop(
+            core: core,
+            state: { lifecycle.withLock { $0.state } },
+            isMain: isMain
+        )
     }
 
     // MARK: Any thread

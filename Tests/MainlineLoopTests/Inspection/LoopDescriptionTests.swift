@@ -25,7 +25,8 @@ struct LoopDescriptionTests {
     @Test func aMainLoopShowsItsCountersDelaySlowestWorkAndTimers() async throws {
         let loop = MainLoop()
         let registry = _InspectionRegistry()
-        registry.register(loop)
+        let handle = registry.register(loop)
+        defer { withExtendedLifetime(handle) {} }
         let slowLine = #line + 1
         try await loop.run { Self.spin(microseconds: 3_000) }
         let timerLine = #line + 1
@@ -80,7 +81,8 @@ struct LoopDescriptionTests {
     @Test func anIdleMainLoopIsShownWithoutBeingStarted() throws {
         let loop = MainLoop()
         let registry = _InspectionRegistry()
-        registry.register(loop)
+        let handle = registry.register(loop)
+        defer { withExtendedLifetime(handle) {} }
         let folder = TemporaryFolder()
         let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
         defer { inspector.stop() }
@@ -93,7 +95,8 @@ struct LoopDescriptionTests {
     @Test func anEventLoopShowsItsNameAndItsSlowWork() async throws {
         let loop = EventLoop(name: "io")
         let registry = _InspectionRegistry()
-        registry.register(loop)
+        let handle = registry.register(loop)
+        defer { withExtendedLifetime(handle) {} }
         let line = #line + 2
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.post {
