@@ -10,7 +10,7 @@ extension LoopFlightRecorder {
             ("busyPercent", .double(Self.busyPercent(events, now: now))),
             ("delay", delayValue()),
             ("running", runningValue(now: now)),
-            ("stalls", .array(stallValues(events, now: now, limit: 5))),
+            ("stalls", .array(stallValues(now: now, limit: 5))),
             ("slowest", .array(Self.slowest(events, now: now, limit: 10))),
             ("recorder", .object([("capacityBytes", .int(settings.capacityBytes)), ("events", .int(events.count))])),
         ]
@@ -66,7 +66,7 @@ extension LoopFlightRecorder {
         ])
     }
 
-    private func stallValues(_ events: [Event], now: UInt64, limit: Int) -> [_InspectionValue] {
+    private func stallValues(now: UInt64, limit: Int) -> [_InspectionValue] {
         stallsKept.suffix(limit).map { Self.stallValue($0, now: now) }
     }
 

@@ -42,9 +42,6 @@ final class _RecorderRing: @unchecked Sendable {
         UnsafeAtomic(at: words + record * Self.wordsPerRecord + index)
     }
 
-    /// How many records were written since the ring was created (those beyond ``capacity`` were overwritten).
-    var written: UInt64 { next }
-
     /// Writes the next record. Loop only.
     func write(time: UInt64, _ w2: UInt64, _ w3: UInt64, _ w4: UInt64, _ w5: UInt64, _ w6: UInt64, _ w7: UInt64) {
         let number = next
