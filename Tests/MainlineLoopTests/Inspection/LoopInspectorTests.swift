@@ -95,15 +95,17 @@ struct LoopInspectorTests {
 
         // The main actor waits here, as a stalled main loop would, until a client on another thread has its answer.
         let answered = DispatchSemaphore(value: 0)
-        let answer = _Locked<_InspectionValue?>(nil)
+        let answer = _Locked<Result<_InspectionValue, any Error>?>(nil)
         let path = folder.file("i.sock")
         Thread.detachNewThread {
-            let snapshot = try? InspectorTestClient(path: path).ask("snapshot")
+            let snapshot = Result { try InspectorTestClient(path: path).ask("snapshot") }
             answer.withLock { $0 = snapshot }
             answered.signal()
         }
         #expect(answered.wait(timeout: .now() + 60) == .success, "no answer while the main actor was blocked")
-        #expect(answer.withLock { $0 }?["loops"] == .array([loop.summary]))
+        // The client's error, if it had one, is what the failure says.
+        let snapshot = try #require(answer.withLock { $0 }).get()
+        #expect(snapshot["loops"] == .array([loop.summary]))
     }
 
     @Test func startingActivatesTheRegistry() throws {
