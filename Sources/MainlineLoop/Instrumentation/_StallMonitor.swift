@@ -77,10 +77,16 @@ final class _StallMonitor: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// The calling thread's handle: the last one, when the same thread runs the loop again. Under `lock`.
+    /// The calling thread's handle, able to answer a capture: the last one, when the same thread runs the loop again.
+    /// Under `lock`.
     private func currentThread() -> _ThreadHandle {
         let pthread = UInt(mainline_pthread_self())
-        if let lastThread, lastThread.pthread == pthread { return lastThread }
+        if let lastThread, lastThread.pthread == pthread {
+            // The handle is the same, the signal mask may not be: libdispatch may block signals again on a worker it
+            // reuses. One system call per busy span, and only while a watchdog is installed.
+            _ = mainline_backtrace_allow_capture_of_current_thread()
+            return lastThread
+        }
         let handle = _ThreadHandle.current()
         lastThread = handle
         return handle
