@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import Foundation
 import Glibc
 import MainlineLoop
 import Testing
@@ -14,12 +15,31 @@ extension LoopWatchdogTests {
 
     /// Holds the loop in a function whose name the backtrace must show.
     final class Holder: @unchecked Sendable {
-        // @unchecked Sendable: `mutex` is a pthread mutex (its own synchronization); `released` is atomic.
+        // @unchecked Sendable: `mutex` is a pthread mutex (its own synchronization); `released` is atomic; the
+        // semaphores are thread-safe.
         let released = ManagedAtomic(false)
         var mutex = pthread_mutex_t()
+        private let mutexTaken = DispatchSemaphore(value: 0)
+        private let mutexReleased = DispatchSemaphore(value: 0)
 
         init() { pthread_mutex_init(&mutex, nil) }
         deinit { pthread_mutex_destroy(&mutex) }
+
+        /// Takes `mutex` on a thread of its own, which keeps it until ``releaseMutex()``: a pthread mutex must be
+        /// unlocked by the thread that locked it, and an async test resumes on whichever thread after an `await`.
+        /// (Unlocked elsewhere, it stays held by the first thread in ThreadSanitizer's deadlock detector.)
+        func takeMutexOnAThreadOfItsOwn() {
+            Thread.detachNewThread { [self] in
+                pthread_mutex_lock(&mutex)
+                mutexTaken.signal()
+                mutexReleased.wait()
+                pthread_mutex_unlock(&mutex)
+            }
+            mutexTaken.wait()
+        }
+
+        /// Lets the thread of ``takeMutexOnAThreadOfItsOwn()`` unlock the mutex.
+        func releaseMutex() { mutexReleased.signal() }
 
         @inline(never)
         func sleepUntilReleased() {
@@ -61,7 +81,7 @@ extension LoopWatchdogTests {
         let reports = Reports()
         await MainActor.run { loop.instrument(LoopInstrumentation(watchdog: reports.watchdog())) }
         let holder = Holder()
-        if kind == .lock { pthread_mutex_lock(&holder.mutex) }
+        if kind == .lock { holder.takeMutexOnAThreadOfItsOwn() }
 
         let slowLine = #line + 1
         loop.post { Self.spin(microseconds: 2_000) }
@@ -69,13 +89,17 @@ extension LoopWatchdogTests {
         loop.post(label: "hold") { holder.hold(kind) }
         // The watchdog reports the stall (with its backtrace) while the job holds the loop; then release it. On a busy
         // machine the 2 ms job may be reported first (the threshold is 20 ms): wait, report by report, for the hold's.
-        await Task.detached {
-            repeat {
-                reports.stallReported.wait()
-            } while !reports.stalls.withLock { $0.contains { $0.label == "hold" } }
-        }.value
+        // On a thread of its own: a blocked cooperative thread is one of two on this machine.
+        await withCheckedContinuation { (reported: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                repeat {
+                    reports.stallReported.wait()
+                } while !reports.stalls.withLock { $0.contains { $0.label == "hold" } }
+                reported.resume()
+            }
+        }
         holder.released.store(true, ordering: .releasing)
-        if kind == .lock { pthread_mutex_unlock(&holder.mutex) }
+        if kind == .lock { holder.releaseMutex() }
         loop.stop()
         await loop.waitUntilStopped()
 

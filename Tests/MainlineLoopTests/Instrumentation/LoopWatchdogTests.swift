@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import MainlineLoop
 import MetricsTestKit
 import Testing
@@ -20,13 +21,18 @@ struct LoopWatchdogTests {
         /// at the tests' threshold; under ThreadSanitizer, with other suites holding the main actor, a stall's end
         /// once took more than 1,000), so that a watchdog that never logs fails the test's expectations instead of
         /// hanging it.
+        /// The waiting is done by a thread of its own, not a cooperative one (two on this machine, and other suites'
+        /// tasks need them meanwhile).
         func waitForChecks(until condition: @escaping @Sendable () -> Bool) async {
-            await Task.detached {
-                for _ in 0..<6_000 {
-                    if condition() { return }
-                    self.checkedAfterStall.wait()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread {
+                    for _ in 0..<6_000 {
+                        if condition() { break }
+                        self.checkedAfterStall.wait()
+                    }
+                    done.resume()
                 }
-            }.value
+            }
         }
 
         /// The loop-callback tests watch the loop's own callbacks only: other suites running beside them may hold the
