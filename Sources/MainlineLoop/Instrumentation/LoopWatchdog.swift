@@ -32,6 +32,13 @@ public struct LoopWatchdog: Sendable {
     /// Whether a ``MainLoop``'s watchdog also reports main-actor work that is not one of the loop's callbacks (a
     /// heartbeat on the dispatch main queue; see above). On by default; a `TestLoop`'s watchdog never does.
     public var watchesMainActor: Bool
+    /// How long the watchdog waits for the loop thread's backtrace (``LoopStall/backtrace``) before it reports a
+    /// stall without one: 200 ms unless you say otherwise; `.zero` captures none.
+    ///
+    /// The capture interrupts the loop thread with a signal (see ``LoopBacktrace``); on a machine
+    /// whose cores are all busy, the thread may wait that long for one. The watchdog's thread waits meanwhile, so the
+    /// report (and any other stall's) comes that much later.
+    public var backtraceTimeout: Duration = .milliseconds(200)
     /// Called on the watchdog's thread after every check (for the package's tests).
     package var onCheck: (@Sendable () -> Void)?
 

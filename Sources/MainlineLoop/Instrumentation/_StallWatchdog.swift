@@ -151,7 +151,8 @@ final class _StallWatchdog: Sendable {
                 startNanoseconds: start,
                 lastEvents: lastEvents(),
                 // Best effort, bounded: a thread that does not answer within the time leaves the report without one.
-                backtrace: running.thread.flatMap { LoopBacktrace.capture(of: $0, timeout: .milliseconds(200)) }
+                backtrace: settings.backtraceTimeout > .zero
+                    ? running.thread.flatMap { LoopBacktrace.capture(of: $0, timeout: settings.backtraceTimeout) } : nil
             )
         }
 
