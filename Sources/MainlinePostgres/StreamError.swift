@@ -24,6 +24,21 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
     /// ``StreamSubscriber/run()`` was called while the subscriber was already running; a subscriber has one
     /// connection and one reader, so it runs once at a time.
     case alreadyRunning
+    /// An event key (or an idempotency key) that cannot be used: empty, longer than
+    /// ``StreamSchema/maximumKeyLength`` bytes, or holding a control character. `role` is `"key"` or
+    /// `"idempotency key"`.
+    case invalidKey(String, role: String, reason: String)
+    /// A publish to `stream` did not commit within `timeout`, so its caller was answered with this error.
+    ///
+    /// When `mayHaveCommitted` is `false` the event was never written (it was still waiting for its turn or for a
+    /// connection, or the database refused it past its deadline); it never commits. When it is `true` the statement
+    /// had been sent and its answer did not arrive in time: the database refuses to commit it once the deadline has
+    /// passed by its own clock, but it may have committed just before, or the answer may have been lost with the
+    /// connection. Publish it again with the same idempotency key to learn which, without publishing it twice.
+    case publishTimedOut(stream: String, timeout: Duration, mayHaveCommitted: Bool)
+    /// Reading `stream`'s position (``StreamPublisher/lastSequence(of:timeout:)``) did not end within `timeout`: the
+    /// database did not answer, or no connection to it could be made in time.
+    case readTimedOut(stream: String, timeout: Duration)
 
     /// A readable sentence naming what was wrong.
     public var description: String {
@@ -43,6 +58,19 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
             return "the listening connection ended"
         case .alreadyRunning:
             return "StreamSubscriber.run() was called while it was already running; run it from one task at a time"
+        case .invalidKey(let key, let role, let reason):
+            return "invalid \(role) \(key.prefix(200).debugDescription): \(reason)"
+        case .publishTimedOut(let stream, let timeout, let mayHaveCommitted):
+            let outcome =
+                mayHaveCommitted
+                ? "the statement was sent and may have committed; publish it again with the same idempotency key to "
+                    + "commit it once"
+                : "it was not published"
+            return "publishing to stream \(stream.debugDescription) did not commit within \(timeout): \(outcome)"
+        case .readTimedOut(let stream, let timeout):
+            return
+                "reading stream \(stream.debugDescription)'s position took longer than \(timeout): no answer from the "
+                + "database"
         }
     }
 }

@@ -11,6 +11,9 @@ public struct StreamEvent<Value: Sendable>: Sendable {
     public var sequence: Int64
     /// When its publishing statement ran, by the database's clock.
     public var publishedAt: Date
+    /// The key its publisher gave it (`publish(_:to:key:…)`), or `nil`: consumer groups keep the events of one key
+    /// in order.
+    public let key: String?
     /// The decoded payload.
     public var value: Value
 
@@ -20,11 +23,13 @@ public struct StreamEvent<Value: Sendable>: Sendable {
     ///   - stream: The stream's name.
     ///   - sequence: Its place in the stream.
     ///   - publishedAt: When it was published.
+    ///   - key: Its key, or `nil`.
     ///   - value: The payload.
-    public init(stream: String, sequence: Int64, publishedAt: Date, value: Value) {
+    public init(stream: String, sequence: Int64, publishedAt: Date, key: String? = nil, value: Value) {
         self.stream = stream
         self.sequence = sequence
         self.publishedAt = publishedAt
+        self.key = key
         self.value = value
     }
 }

@@ -10,6 +10,10 @@ import PostgresNIO
 /// newer events. Streams' heads are kept, so sequences continue where they were and are never reused. A subscriber
 /// that had not read a deleted event receives ``StreamDelivery/resync(_:)`` once for the gap.
 ///
+/// The idempotency keys publishes gave are pruned by the same rule (a key older than ``maximumAge``, or of an event
+/// more than ``maximumCount`` behind its stream's head): a publish retried with a key pruned already commits again.
+/// Retry within the retention window.
+///
 /// ```swift
 /// try await publisher.prune(StreamRetention(maximumAge: .seconds(86_400), maximumCount: 100_000))
 /// ```
@@ -30,13 +34,13 @@ public struct StreamRetention: Sendable, Hashable {
         self.maximumCount = maximumCount.map { max($0, 0) }
     }
 
-    /// Deletes what this rule no longer keeps on `connection`.
+    /// Deletes what this rule no longer keeps on `connection`: events and idempotency keys.
     ///
     /// - Parameters:
     ///   - connection: The connection.
     ///   - schema: The tables.
     ///   - logger: The logger for the statements.
-    /// - Returns: How many events were deleted.
+    /// - Returns: How many events were deleted (the idempotency keys deleted are not counted).
     /// - Throws: What PostgreSQL reports.
     @discardableResult
     public func prune(
@@ -56,6 +60,11 @@ public struct StreamRetention: Sendable, Hashable {
                 ) SELECT count(*) FROM gone
                 """
             deleted += try await Self.count(query, on: connection, logger: logger)
+            let keys: PostgresQuery = """
+                DELETE FROM \(unescaped: schema.publishedKeysTable) k USING \(unescaped: schema.headsTable) h
+                WHERE k.stream = h.stream AND k.sequence <= h.last_sequence - \(Int64(maximumCount))
+                """
+            try await connection.query(keys, logger: logger)
         }
         if let maximumAge {
             let (seconds, attoseconds) = maximumAge.components
@@ -68,6 +77,11 @@ public struct StreamRetention: Sendable, Hashable {
                 ) SELECT count(*) FROM gone
                 """
             deleted += try await Self.count(query, on: connection, logger: logger)
+            let keys: PostgresQuery = """
+                DELETE FROM \(unescaped: schema.publishedKeysTable)
+                WHERE published_at < clock_timestamp() - make_interval(secs => \(ageInSeconds))
+                """
+            try await connection.query(keys, logger: logger)
         }
         return deleted
     }

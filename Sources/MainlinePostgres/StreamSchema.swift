@@ -7,12 +7,17 @@ import PostgresNIO
 /// All operations on `StreamSchema` are thread-safe (it is a value; ``create(on:logger:)`` runs on the connection
 /// it is given).
 ///
-/// Two tables, named from ``tablePrefix``:
-/// - `<prefix>_events (stream text, sequence bigint, payload bytea, published_at timestamptz)`, primary key
-///   `(stream, sequence)`: the outbox, the source of truth. Retention (``StreamRetention``) deletes from it.
+/// Three tables, named from ``tablePrefix``:
+/// - `<prefix>_events (stream text, sequence bigint, payload bytea, published_at timestamptz, key text)`, primary key
+///   `(stream, sequence)`: the outbox, the source of truth. Retention (``StreamRetention``) deletes from it. `key` is
+///   the event's key (``StreamEvent/key``), `NULL` when it has none; ``create(on:logger:)`` adds the column to tables
+///   made before it existed.
 /// - `<prefix>_heads (stream text primary key, last_sequence bigint)`: the last sequence given out per stream. A
-///   publisher increments it in the same statement that inserts the event, so its row lock serialises the writers of
+///   publisher increments it in the same statement that inserts the events, so its row lock serialises the writers of
 ///   one stream, and sequences are gapless and commit in order. It is never pruned, so a sequence is never reused.
+/// - `<prefix>_published_keys (stream text, idempotency_key text, sequence bigint, published_at timestamptz)`,
+///   primary key `(stream, idempotency_key)`: the idempotency keys publishes gave, and the sequence each committed
+///   as, so that a publish retried with the same key commits once. Retention prunes it with the events.
 ///
 /// `NOTIFY <channel>` carries only a hint, `"<sequence> <stream>"`, sent when the publishing transaction commits.
 ///
@@ -22,8 +27,10 @@ import PostgresNIO
 public struct StreamSchema: Sendable, Hashable {
     /// The longest stream name, in UTF-8 bytes (a hint must stay far below `NOTIFY`'s 8,000 bytes).
     public static let maximumStreamNameLength = 200
+    /// The longest event key or idempotency key, in UTF-8 bytes.
+    public static let maximumKeyLength = 1_000
 
-    /// The prefix of both tables' names.
+    /// The prefix of the tables' names.
     public let tablePrefix: String
     /// The channel the hints are sent on.
     public let channel: String
@@ -34,7 +41,8 @@ public struct StreamSchema: Sendable, Hashable {
     /// A schema with tables and a channel of your own (for several independent sets of streams in one database).
     ///
     /// - Parameters:
-    ///   - tablePrefix: The tables are `<tablePrefix>_events` and `<tablePrefix>_heads`.
+    ///   - tablePrefix: The tables are `<tablePrefix>_events`, `<tablePrefix>_heads` and
+    ///     `<tablePrefix>_published_keys`.
     ///   - channel: The `LISTEN`/`NOTIFY` channel.
     /// - Throws: ``StreamError/invalidIdentifier(_:role:)`` unless both are lowercase SQL identifiers
     ///   (`[a-z_][a-z0-9_]*`) of at most 40 bytes.
@@ -53,8 +61,10 @@ public struct StreamSchema: Sendable, Hashable {
 
     var eventsTable: String { "\(tablePrefix)_events" }
     var headsTable: String { "\(tablePrefix)_heads" }
+    var publishedKeysTable: String { "\(tablePrefix)_published_keys" }
 
-    /// Creates the tables and their index if they don't exist. Safe to run concurrently from several processes
+    /// Creates the tables and their indexes if they don't exist, and adds the columns that tables made by an older
+    /// version lack. Safe to run concurrently from several processes
     /// (it takes a transaction-scoped advisory lock), and cheap when they exist.
     ///
     /// ``StreamSubscriber`` runs it on every connection and ``StreamPublisher`` before its first publish; call it
@@ -83,13 +93,40 @@ public struct StreamSchema: Sendable, Hashable {
                 PRIMARY KEY (stream, sequence)
             )
             """,
+            "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text",
             "CREATE INDEX IF NOT EXISTS \(eventsTable)_published_at ON \(eventsTable) (published_at)",
+            """
+            CREATE TABLE IF NOT EXISTS \(publishedKeysTable) (
+                stream text NOT NULL,
+                idempotency_key text NOT NULL,
+                sequence bigint NOT NULL,
+                published_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                PRIMARY KEY (stream, idempotency_key)
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS \(publishedKeysTable)_published_at ON \(publishedKeysTable) (published_at)",
         ]
+        let addKey = "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text"
         try await connection.withTransaction(logger: logger) { transaction in
             for statement in statements {
+                // `ALTER TABLE` takes the table's ACCESS EXCLUSIVE lock even when the column exists, so it would wait
+                // for every open publishing transaction and stop every reader and writer behind it; this runs on every
+                // subscriber's connection. Only a table that lacks the column (made by an older version) needs it.
+                if statement == addKey, try await hasKeyColumn(on: transaction, logger: logger) { continue }
                 try await transaction.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         }
+    }
+
+    /// Whether the events table has its `key` column (it was made by this version, or altered already).
+    private func hasKeyColumn(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let query: PostgresQuery = """
+            SELECT count(*) FROM pg_attribute
+            WHERE attrelid = to_regclass(\(eventsTable)) AND attname = 'key' AND NOT attisdropped
+            """
+        var count: Int64 = 0
+        for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { count = value }
+        return count > 0
     }
 
     /// Checks that `stream` can name a stream: not empty, at most ``maximumStreamNameLength`` UTF-8 bytes, no control
@@ -105,6 +142,23 @@ public struct StreamSchema: Sendable, Hashable {
         }
         if stream.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw .invalidStreamName(stream, reason: "it holds a control character")
+        }
+    }
+
+    /// Checks that `key` can be an event key or an idempotency key: not empty, at most ``maximumKeyLength`` UTF-8
+    /// bytes, no control character. Thread-safe.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - role: What it is, for the error: `"key"` or `"idempotency key"`.
+    /// - Throws: ``StreamError/invalidKey(_:role:reason:)`` naming the rule it breaks.
+    static func validate(key: String, role: String) throws(StreamError) {
+        if key.isEmpty { throw .invalidKey(key, role: role, reason: "it is empty") }
+        if key.utf8.count > maximumKeyLength {
+            throw .invalidKey(key, role: role, reason: "it is longer than \(maximumKeyLength) bytes")
+        }
+        if key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw .invalidKey(key, role: role, reason: "it holds a control character")
         }
     }
 

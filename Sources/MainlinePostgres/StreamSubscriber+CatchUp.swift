@@ -41,10 +41,10 @@ extension StreamSubscriber {
             // sequence order (StreamPublisher), so every sequence up to the head is visible here unless it was
             // deleted: a missing one is a gap that cannot be filled.
             let query: PostgresQuery = """
-                SELECT h.last_sequence, e.sequence, e.payload, e.published_at
+                SELECT h.last_sequence, e.sequence, e.payload, e.published_at, e.key
                 FROM \(unescaped: schema.headsTable) h
                 LEFT JOIN LATERAL (
-                    SELECT sequence, payload, published_at FROM \(unescaped: schema.eventsTable)
+                    SELECT sequence, payload, published_at, key FROM \(unescaped: schema.eventsTable)
                     WHERE stream = h.stream AND sequence > \(cursor)
                     ORDER BY sequence LIMIT \(Int64(options.batchSize))
                 ) e ON true
@@ -53,12 +53,18 @@ extension StreamSubscriber {
             var head: Int64 = 0
             var events: [StreamEvent<ByteBuffer>] = []
             let rows = try await connection.queryUnlessClosed(query, logger: logger)
-                .decode((Int64, Int64?, ByteBuffer?, Date?).self)
-            for try await (last, sequence, payload, publishedAt) in rows {
+                .decode((Int64, Int64?, ByteBuffer?, Date?, String?).self)
+            for try await (last, sequence, payload, publishedAt, key) in rows {
                 head = last
                 if let sequence, let payload, let publishedAt {
                     events.append(
-                        StreamEvent(stream: stream, sequence: sequence, publishedAt: publishedAt, value: payload)
+                        StreamEvent(
+                            stream: stream,
+                            sequence: sequence,
+                            publishedAt: publishedAt,
+                            key: key,
+                            value: payload
+                        )
                     )
                 }
             }

@@ -1,5 +1,4 @@
 #if Postgres
-import Foundation
 import MainlineEvents
 import PostgresNIO
 
@@ -99,28 +98,6 @@ extension StreamSubscriber {
             decode: decode,
             place: { mailbox.place(key: key($0), value: $0) }
         )
-    }
-
-    /// Subscribes to `stream`, whose payloads are `Value`s encoded as JSON (``StreamPublisher/publish(json:to:)``),
-    /// placing its deliveries into `mailbox`.
-    ///
-    /// - Parameters:
-    ///   - stream: The stream's name.
-    ///   - start: Where to start reading.
-    ///   - type: The payloads' type; a payload that does not decode is logged, counted and skipped.
-    ///   - mailbox: Where the deliveries go.
-    /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
-    @MainActor
-    public func subscribe<Value: Decodable & Sendable>(
-        to stream: String,
-        from start: StreamStart = .latest,
-        as type: Value.Type,
-        into mailbox: BoundedMailbox<StreamDelivery<Value>>
-    ) throws(StreamError) -> StreamSubscription {
-        try subscribe(to: stream, from: start, into: mailbox) { buffer in
-            try JSONDecoder().decode(Value.self, from: Data(buffer.readableBytesView))
-        }
     }
 }
 #endif

@@ -11,8 +11,9 @@ extension StreamSubscriber: Service {
     /// shutdown begins; then it closes the connection and returns. It reconnects whenever the connection ends, fails
     /// or stops answering. Call it once, from any task.
     ///
-    /// Connection failures are logged and retried, never thrown: a database that is down is waited for. Like
-    /// postgres-nio's `PostgresClient.run()`, it returns normally when cancelled, so a service group sees a clean
+    /// Connection failures are logged (warning) and retried, never thrown: a database that is down is waited for; the
+    /// connection that listens again after failures is logged too ("listening again", info, with how long it was away).
+    /// Like postgres-nio's `PostgresClient.run()`, it returns normally when cancelled, so a service group sees a clean
     /// end. Subscriptions keep their positions, so a later `run()` goes on where this one stopped.
     ///
     /// - Throws: ``StreamError/alreadyRunning`` at once when another `run()` of this subscriber has not returned yet.
@@ -30,6 +31,8 @@ extension StreamSubscriber: Service {
 
         var delay = options.initialReconnectDelay
         var connectionID = 0
+        // Since when the listening connection is gone, and how many attempts failed since: said once it is back.
+        var away: (since: ContinuousClock.Instant, failures: Int)?
         while !Task.isCancelled {
             connectionID += 1
             do {
@@ -42,6 +45,16 @@ extension StreamSubscriber: Service {
                     try await listen(on: connection) {
                         // Listening: the next failure starts the backoff afresh.
                         delay = self.options.initialReconnectDelay
+                        if let (since, failures) = away {
+                            logger.info(
+                                "stream subscriber: listening again",
+                                metadata: [
+                                    "away": "\(ContinuousClock.now - since)", "failedAttempts": "\(failures)",
+                                    "channel": "\(schema.channel)",
+                                ]
+                            )
+                            away = nil
+                        }
                     }
                 } catch {
                     try? await connection.close()
@@ -51,6 +64,7 @@ extension StreamSubscriber: Service {
                 registry.withLock { $0.counts.isConnected = false }
                 if Task.isCancelled { break }
                 registry.withLock { $0.counts.connectionFailures += 1 }
+                away = (away?.since ?? .now, (away?.failures ?? 0) + 1)
                 Counter(label: "mainline_stream_reconnects", factory: metricsFactory).increment()
                 logger.warning(
                     "stream subscriber: listening connection failed; reconnecting",

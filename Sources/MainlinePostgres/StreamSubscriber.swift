@@ -156,6 +156,7 @@ public final class StreamSubscriber: Sendable {
                         stream: raw.stream,
                         sequence: raw.sequence,
                         publishedAt: raw.publishedAt,
+                        key: raw.key,
                         value: value
                     )
                     return offer(.event(event))

@@ -165,20 +165,4 @@ struct StreamPublisherTests {
         }
     }
 }
-
-/// Waits until some session of `cluster` waits for a lock (`pg_stat_activity.wait_event_type = 'Lock'`).
-@MainActor
-private func waitUntilAWriterWaitsForALock(_ cluster: PostgresTestCluster) async throws {
-    try await waitUntil("a writer to wait for the stream's lock") {
-        try await cluster.withConnection { connection in
-            var count: Int64 = 0
-            let rows = try await connection.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
-                logger: Logger(label: "test")
-            )
-            for try await value in rows.decode(Int64.self) { count = value }
-            return count
-        } > 0
-    }
-}
 #endif

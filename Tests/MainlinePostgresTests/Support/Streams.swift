@@ -30,6 +30,7 @@ func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) 
 func withPublisher<T>(
     _ cluster: PostgresTestCluster,
     schema: StreamSchema = .default,
+    options: StreamPublisher.Options = StreamPublisher.Options(),
     metricsFactory: any MetricsFactory = MetricsSystem.factory,
     _ body: @MainActor (StreamPublisher) async throws -> T
 ) async throws -> T {
@@ -45,7 +46,9 @@ func withPublisher<T>(
     )
     let running = Task { await client.run() }
     defer { running.cancel() }
-    return try await body(StreamPublisher(client: client, schema: schema, metricsFactory: metricsFactory))
+    return try await body(
+        StreamPublisher(client: client, schema: schema, options: options, metricsFactory: metricsFactory)
+    )
 }
 
 /// Subscribes a new collector to `stream` (text, from its start) and runs `body` with it once the subscriber listens

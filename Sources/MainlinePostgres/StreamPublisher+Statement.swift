@@ -1,0 +1,195 @@
+#if Postgres
+import CoreMetrics
+import Logging
+import PostgresNIO
+
+/// The one statement that publishes: any number of events of one stream, one transaction, one hint.
+extension StreamPublisher {
+    /// What one publishing statement did.
+    struct Written {
+        /// Each message's sequence, in the order given (a message whose idempotency key was already published has the
+        /// sequence it committed as then).
+        var sequences: [Int64]
+        /// How many events it inserted (the others were known by their idempotency keys).
+        var inserted: Int
+        /// The publishes it carried, in order: each one's id and how many of ``sequences`` are its own.
+        var publishes: [(id: Int, count: Int)] = []
+    }
+
+    /// The text the statement makes PostgreSQL fail with when it runs past its deadline (in a cast's error).
+    static let deadlineMarker = "mainline: publish deadline passed"
+
+    /// Publishes `messages` to `stream` on `connection` in one statement: it adds N to the stream's head (whose row
+    /// lock, held until commit, serialises the stream's writers), inserts the N new events with consecutive
+    /// sequences, remembers their idempotency keys, and queues one hint, `"<last sequence> <stream>"`, sent on
+    /// commit. A message whose idempotency key the stream already has (or that an earlier message of the batch has)
+    /// is not inserted: it gets that key's sequence.
+    ///
+    /// - Parameters:
+    ///   - remaining: When given, the database fails the statement (so nothing commits) if, after taking the head's
+    ///     lock and inserting, more than this has passed since it received the statement.
+    /// - Throws: What PostgreSQL reports; a statement past its deadline fails with a `PSQLError` whose message holds
+    ///   ``deadlineMarker`` (``isDeadlineError(_:)``).
+    static func write(
+        _ messages: [Message],
+        to stream: String,
+        on connection: PostgresConnection,
+        schema: StreamSchema,
+        remaining: Duration?,
+        logger: Logger
+    ) async throws -> Written {
+        // A key is never empty (validated), so "" stands for none: postgres-nio binds no arrays with NULLs.
+        let payloads = messages.map(\.payload)
+        let keys = messages.map { $0.key ?? "" }
+        let idempotencyKeys = messages.map { $0.idempotencyKey ?? "" }
+        let seconds = remaining.map { max(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18, 0) }
+        // 0 turns the deadline check off; a remaining time of 0 is a deadline already passed: use the least above 0.
+        let deadline = seconds.map { max($0, 1e-6) } ?? 0
+        let events = schema.eventsTable
+        let keysTable = schema.publishedKeysTable
+        // Every CTE reads the statement's snapshot. `head` waits for the head's row lock, and then adds the number of
+        // new events; `assigned` numbers them after it. `written` makes the inserts run before the final rows, so
+        // that the deadline is checked (in the first row) after every wait and every write, just before the commit.
+        // The deadline check is a cast that fails at run time, taking the whole statement (one transaction) with it.
+        let query: PostgresQuery = """
+            WITH input AS (
+                SELECT payload, nullif(key, '') AS key, nullif(idempotency_key, '') AS idempotency_key, n
+                FROM unnest(\(payloads)::bytea[], \(keys)::text[], \(idempotencyKeys)::text[])
+                    WITH ORDINALITY AS i(payload, key, idempotency_key, n)
+            ), fresh AS (
+                SELECT i.*, row_number() OVER (ORDER BY i.n) AS rank FROM input i
+                WHERE i.idempotency_key IS NULL OR (
+                    NOT EXISTS (
+                        SELECT 1 FROM \(unescaped: keysTable) k
+                        WHERE k.stream = \(stream) AND k.idempotency_key = i.idempotency_key
+                    ) AND NOT EXISTS (
+                        SELECT 1 FROM input j WHERE j.idempotency_key = i.idempotency_key AND j.n < i.n
+                    )
+                )
+            ), total AS (
+                SELECT count(*) AS count FROM fresh
+            ), head AS (
+                INSERT INTO \(unescaped: schema.headsTable) AS h (stream, last_sequence)
+                SELECT \(stream), count FROM total
+                ON CONFLICT (stream) DO UPDATE SET last_sequence = h.last_sequence + excluded.last_sequence
+                RETURNING last_sequence
+            ), assigned AS (
+                SELECT f.n, f.payload, f.key, f.idempotency_key, head.last_sequence - total.count + f.rank AS sequence
+                FROM fresh f, head, total
+            ), event AS (
+                INSERT INTO \(unescaped: events) (stream, sequence, payload, key)
+                SELECT \(stream), sequence, payload, key FROM assigned
+                RETURNING 1
+            ), remembered AS (
+                INSERT INTO \(unescaped: keysTable) (stream, idempotency_key, sequence)
+                SELECT \(stream), idempotency_key, sequence FROM assigned WHERE idempotency_key IS NOT NULL
+                RETURNING 1
+            ), written AS (
+                SELECT (SELECT count(*) FROM event) + (SELECT count(*) FROM remembered) AS count
+            )
+            SELECT i.n,
+                coalesce(
+                    a.sequence,
+                    (SELECT b.sequence FROM assigned b WHERE b.idempotency_key = i.idempotency_key),
+                    (SELECT k.sequence FROM \(unescaped: keysTable) k
+                        WHERE k.stream = \(stream) AND k.idempotency_key = i.idempotency_key)
+                ),
+                total.count,
+                CASE WHEN i.n = 1 AND total.count > 0
+                    THEN pg_notify(\(schema.channel), head.last_sequence::text || ' ' || \(stream))::text END,
+                (CASE WHEN i.n = 1 AND \(deadline) > 0 AND written.count >= 0
+                    AND clock_timestamp() > statement_timestamp() + make_interval(secs => \(deadline))
+                    THEN \(deadlineMarker) END)::int
+            FROM input i CROSS JOIN head CROSS JOIN total CROSS JOIN written
+            LEFT JOIN assigned a ON a.n = i.n
+            ORDER BY i.n
+            """
+        var sequences: [Int64] = []
+        sequences.reserveCapacity(messages.count)
+        var inserted = 0
+        let rows = try await connection.query(query, logger: logger)
+            .decode((Int64, Int64, Int64, String?, Int32?).self)
+        for try await (_, sequence, count, _, _) in rows {
+            sequences.append(sequence)
+            inserted = Int(count)
+        }
+        guard sequences.count == messages.count else {
+            // Unreachable: every input row is returned, with a sequence from the insert or from its key.
+            preconditionFailure(
+                "BUG DETECTED: publishing \(messages.count) events to \(stream.debugDescription) returned "
+                    + "\(sequences.count) sequences"
+            )
+        }
+        return Written(sequences: sequences, inserted: inserted)
+    }
+
+    /// Whether `error` is the database refusing a statement that ran past its deadline
+    /// (``write(_:to:on:schema:remaining:logger:)``).
+    static func isDeadlineError(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        return error.serverInfo?[.message]?.contains(deadlineMarker) ?? false
+    }
+
+    /// Whether `error` is another transaction having published one of the same idempotency keys while this statement
+    /// waited for the head: the statement's snapshot did not see it. Running it again does, and answers with that
+    /// key's sequence.
+    static func isIdempotencyConflict(_ error: any Error, schema: StreamSchema) -> Bool {
+        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" else { return false }
+        return error.serverInfo?[.constraintName] == "\(schema.publishedKeysTable)_pkey"
+    }
+
+    /// Publishes `payload` on `connection`, inside whatever transaction it has open: the event commits (and its
+    /// hint is sent) with that transaction, or not at all. Thread-safe.
+    ///
+    /// The transactional outbox: publish in the transaction that makes the change the event announces. This does not
+    /// group commits, has no deadline (the transaction is yours), and does not create the tables: run
+    /// ``StreamSchema/create(on:logger:)`` once beforehand.
+    ///
+    /// ```swift
+    /// try await connection.withTransaction(logger: logger) { transaction in
+    ///     try await transaction.query("UPDATE orders SET state = 'paid' WHERE id = \(id)", logger: logger)
+    ///     let event = ByteBuffer(string: "paid \(id)")
+    ///     try await StreamPublisher.publish(event, to: "orders", on: transaction, logger: logger)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - payload: The event's bytes.
+    ///   - stream: The stream's name.
+    ///   - key: The event's key (``StreamEvent/key``), or `nil`.
+    ///   - connection: The connection (in a transaction, or not).
+    ///   - schema: The tables and channel.
+    ///   - logger: The logger for the statement.
+    ///   - metricsFactory: Where `mainline_stream_published` goes (counted when the statement ran, even if the
+    ///     transaction later rolls back).
+    /// - Returns: The event's sequence in the stream.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``, ``StreamError/invalidKey(_:role:reason:)``, or what
+    ///   PostgreSQL reports.
+    /// - Important: The transaction holds the stream's head until it ends; other publishers to the stream wait for it.
+    @discardableResult
+    public static func publish(
+        _ payload: ByteBuffer,
+        to stream: String,
+        key: String? = nil,
+        on connection: PostgresConnection,
+        schema: StreamSchema = .default,
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) async throws -> Int64 {
+        try StreamSchema.validate(stream: stream)
+        let message = Message(payload, key: key)
+        try message.validate()
+        let written = try await write(
+            [message],
+            to: stream,
+            on: connection,
+            schema: schema,
+            remaining: nil,
+            logger: logger
+        )
+        Counter(label: "mainline_stream_published", dimensions: [("stream", stream)], factory: metricsFactory)
+            .increment()
+        return written.sequences[0]
+    }
+}
+#endif
