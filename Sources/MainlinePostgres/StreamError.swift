@@ -24,6 +24,21 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
     /// ``StreamSubscriber/run()`` was called while the subscriber was already running; a subscriber has one
     /// connection and one reader, so it runs once at a time.
     case alreadyRunning
+    /// A consumer group's name that cannot be used: empty, longer than ``StreamSchema/maximumStreamNameLength`` bytes,
+    /// or holding a control character.
+    case invalidGroupName(String, reason: String)
+    /// A stored position's name (``StreamStart/stored(_:initially:)``) that cannot be used: empty, longer than
+    /// ``StreamSchema/maximumStreamNameLength`` bytes, or holding a control character.
+    case invalidPositionName(String, reason: String)
+    /// A stored position's name already used for another subscription: in this subscriber (thrown by `subscribe`), or
+    /// in the database for another stream (`otherStream`; the subscription ends with it).
+    case positionNameInUse(String, stream: String, otherStream: String)
+    /// A start that cannot be used where it was given: ``StreamStart/stored(_:initially:)`` for a consumer group (the
+    /// group keeps its own position) or as the `initially` of another `.stored`.
+    case unsupportedStart(StreamStart, reason: String)
+    /// A mailbox given to a second subscription that stores its position: the position follows what the consumer takes
+    /// from the mailbox, so each such subscription needs a mailbox of its own.
+    case mailboxAlreadyTracked(positionName: String)
 
     /// A readable sentence naming what was wrong.
     public var description: String {
@@ -43,6 +58,18 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
             return "the listening connection ended"
         case .alreadyRunning:
             return "StreamSubscriber.run() was called while it was already running; run it from one task at a time"
+        case .invalidGroupName(let name, let reason):
+            return "invalid consumer group name \(name.debugDescription): \(reason)"
+        case .invalidPositionName(let name, let reason):
+            return "invalid stored position name \(name.debugDescription): \(reason)"
+        case .positionNameInUse(let name, let stream, let otherStream):
+            return "the stored position \(name.debugDescription) of stream \(stream.debugDescription) is already used "
+                + "for stream \(otherStream.debugDescription); give each subscription a name of its own"
+        case .unsupportedStart(let start, let reason):
+            return "start \(start) cannot be used here: \(reason)"
+        case .mailboxAlreadyTracked(let name):
+            return "the mailbox of the stored position \(name.debugDescription) already serves another stored "
+                + "position; give each .stored subscription a mailbox of its own"
         }
     }
 }

@@ -7,12 +7,16 @@ import PostgresNIO
 /// All operations on `StreamSchema` are thread-safe (it is a value; ``create(on:logger:)`` runs on the connection
 /// it is given).
 ///
-/// Two tables, named from ``tablePrefix``:
-/// - `<prefix>_events (stream text, sequence bigint, payload bytea, published_at timestamptz)`, primary key
-///   `(stream, sequence)`: the outbox, the source of truth. Retention (``StreamRetention``) deletes from it.
+/// Two tables, named from ``tablePrefix``, carry the streams:
+/// - `<prefix>_events (stream text, sequence bigint, payload bytea, published_at timestamptz, key text)`, primary key
+///   `(stream, sequence)`: the outbox, the source of truth. Retention (``StreamRetention``) deletes from it. `key`
+///   (nullable) orders a stream's events within a consumer group.
 /// - `<prefix>_heads (stream text primary key, last_sequence bigint)`: the last sequence given out per stream. A
 ///   publisher increments it in the same statement that inserts the event, so its row lock serialises the writers of
 ///   one stream, and sequences are gapless and commit in order. It is never pruned, so a sequence is never reused.
+///
+/// Three more keep consumer groups and stored positions: `<prefix>_groups`, `<prefix>_claims` and
+/// `<prefix>_positions` (see ``StreamGroupSubscription`` and ``StreamStart/stored(_:initially:)``).
 ///
 /// `NOTIFY <channel>` carries only a hint, `"<sequence> <stream>"`, sent when the publishing transaction commits.
 ///
@@ -53,6 +57,9 @@ public struct StreamSchema: Sendable, Hashable {
 
     var eventsTable: String { "\(tablePrefix)_events" }
     var headsTable: String { "\(tablePrefix)_heads" }
+    var groupsTable: String { "\(tablePrefix)_groups" }
+    var claimsTable: String { "\(tablePrefix)_claims" }
+    var positionsTable: String { "\(tablePrefix)_positions" }
 
     /// Creates the tables and their index if they don't exist. Safe to run concurrently from several processes
     /// (it takes a transaction-scoped advisory lock), and cheap when they exist.
@@ -83,10 +90,11 @@ public struct StreamSchema: Sendable, Hashable {
                 PRIMARY KEY (stream, sequence)
             )
             """,
+            "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text",
             "CREATE INDEX IF NOT EXISTS \(eventsTable)_published_at ON \(eventsTable) (published_at)",
         ]
         try await connection.withTransaction(logger: logger) { transaction in
-            for statement in statements {
+            for statement in statements + groupAndPositionStatements {
                 try await transaction.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         }
