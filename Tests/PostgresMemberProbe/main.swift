@@ -9,7 +9,7 @@
 //     got <sequence> <deliveryCount> <taken-ns> <acknowledged-ns> <payload>
 //
 // with CLOCK_MONOTONIC times (comparable across processes) of the take and, in `ack` mode, of the acknowledgement
-// right after it (0 in `hold` mode, which acknowledges nothing: a member that dies mid-work). In `ack` mode it exits 0
+// 5 ms after it, as if the work took that long (printed then; 0 in `hold` mode, which acknowledges nothing: a member that dies mid-work). In `ack` mode it exits 0
 // with "done <count>" once the group has handed out every event up to <last> and holds none unacknowledged; it exits 1
 // with "error: …" when nothing moved for 60 s. A resync prints "resync <lastDelivered> <resumesAfter>".
 
@@ -43,22 +43,34 @@ func monotonicNanoseconds() -> UInt64 {
 
     init(acknowledges: Bool) {
         mailbox.event.addObserver(&token) { [unowned self] _ in
+            var batch: [(event: StreamEvent<String>, taken: UInt64)] = []
             for delivery in self.mailbox.takeAll() {
                 switch delivery {
                 case .event(let event):
-                    let taken = monotonicNanoseconds()
-                    var acknowledged: UInt64 = 0
-                    if acknowledges {
-                        self.subscription?.acknowledge(event)
-                        acknowledged = monotonicNanoseconds()
-                    }
-                    self.count += 1
-                    emit("got \(event.sequence) \(event.deliveryCount) \(taken) \(acknowledged) \(event.value)")
+                    batch.append((event, monotonicNanoseconds()))
                 case .resync(let resync):
                     emit("resync \(resync.lastDelivered) \(resync.resumesAfter)")
                 }
             }
+            guard acknowledges else {
+                for (event, taken) in batch { self.report(event, taken: taken, acknowledged: 0) }
+                return
+            }
+            // The work takes a little while, as real work does: the batch stays unacknowledged meanwhile, so another
+            // member taking the next event of one of its keys would show.
+            Task { @MainActor in
+                try? await Task.sleep(for: .milliseconds(5))
+                for (event, taken) in batch {
+                    self.subscription?.acknowledge(event)
+                    self.report(event, taken: taken, acknowledged: monotonicNanoseconds())
+                }
+            }
         }
+    }
+
+    private func report(_ event: StreamEvent<String>, taken: UInt64, acknowledged: UInt64) {
+        count += 1
+        emit("got \(event.sequence) \(event.deliveryCount) \(taken) \(acknowledged) \(event.value)")
     }
 }
 
