@@ -167,12 +167,23 @@ let package = Package(
             ],
             path: "Tests/PostgresPublisherProbe"
         ),
+        // A member of a consumer group in a process of its own, for MainlinePostgresTests' group tests (they start
+        // several and kill one). Built (empty of work without the `Postgres` trait), not imported.
+        .executableTarget(
+            name: "mainline-postgres-member",
+            dependencies: [
+                "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresMemberProbe"
+        ),
         // Runs against a real PostgreSQL server it starts itself (`initdb`, `pg_ctl`); empty without `Postgres`.
         .testTarget(
             name: "MainlinePostgresTests",
             dependencies: [
                 "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport", "CMainlineShims",
-                "mainline-postgres-publisher",
+                "mainline-postgres-publisher", "mainline-postgres-member",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(
                     name: "ServiceLifecycle",

@@ -38,6 +38,17 @@ public enum StreamSubscriber {}
 )
 public enum StreamSubscription {}
 
+/// Without the package trait `Postgres`, `StreamGroupSubscription` does not exist: this stand-in only says how to
+/// enable it. Never usable, on any thread.
+@_documentation(visibility: internal)
+@available(
+    *,
+    unavailable,
+    message:
+        "MainlinePostgres needs the package trait \"Postgres\": depend on Mainline with .package(url: \"<its git URL>\", from: \"<version>\", traits: [\"Postgres\"]) or .package(path: \"<its folder>\", traits: [\"Postgres\"]) (in Mainline's own checkout: swift build --traits Postgres)"
+)
+public enum StreamGroupSubscription {}
+
 /// Without the package trait `Postgres`, `StreamSchema` does not exist: this stand-in only says how to enable it.
 /// Never usable, on any thread.
 @_documentation(visibility: internal)

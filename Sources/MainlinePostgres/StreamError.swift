@@ -39,6 +39,21 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
     /// Reading `stream`'s position (``StreamPublisher/lastSequence(of:timeout:)``) did not end within `timeout`: the
     /// database did not answer, or no connection to it could be made in time.
     case readTimedOut(stream: String, timeout: Duration)
+    /// A consumer group's name that cannot be used: empty, longer than ``StreamSchema/maximumStreamNameLength`` bytes,
+    /// or holding a control character.
+    case invalidGroupName(String, reason: String)
+    /// A stored position's name (``StreamStart/stored(_:initially:)``) that cannot be used: empty, longer than
+    /// ``StreamSchema/maximumStreamNameLength`` bytes, or holding a control character.
+    case invalidPositionName(String, reason: String)
+    /// A stored position's name already used for another subscription: in this subscriber (thrown by `subscribe`), or
+    /// in the database for another stream (`otherStream`; the subscription ends with it).
+    case positionNameInUse(String, stream: String, otherStream: String)
+    /// A start that cannot be used where it was given: ``StreamStart/stored(_:initially:)`` for a consumer group (the
+    /// group keeps its own position) or as the `initially` of another `.stored`.
+    case unsupportedStart(StreamStart, reason: String)
+    /// A mailbox given to a second subscription that stores its position: the position follows what the consumer takes
+    /// from the mailbox, so each such subscription needs a mailbox of its own.
+    case mailboxAlreadyTracked(positionName: String)
 
     /// A readable sentence naming what was wrong.
     public var description: String {
@@ -71,6 +86,18 @@ public enum StreamError: Error, Sendable, CustomStringConvertible {
             return
                 "reading stream \(stream.debugDescription)'s position took longer than \(timeout): no answer from the "
                 + "database"
+        case .invalidGroupName(let name, let reason):
+            return "invalid consumer group name \(name.debugDescription): \(reason)"
+        case .invalidPositionName(let name, let reason):
+            return "invalid stored position name \(name.debugDescription): \(reason)"
+        case .positionNameInUse(let name, let stream, let otherStream):
+            return "the stored position \(name.debugDescription) of stream \(stream.debugDescription) is already used "
+                + "for stream \(otherStream.debugDescription); give each subscription a name of its own"
+        case .unsupportedStart(let start, let reason):
+            return "start \(start) cannot be used here: \(reason)"
+        case .mailboxAlreadyTracked(let name):
+            return "the mailbox of the stored position \(name.debugDescription) already serves another stored "
+                + "position; give each .stored subscription a mailbox of its own"
         }
     }
 }

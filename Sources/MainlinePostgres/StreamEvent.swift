@@ -16,6 +16,9 @@ public struct StreamEvent<Value: Sendable>: Sendable {
     public let key: String?
     /// The decoded payload.
     public var value: Value
+    /// How many times it was handed to a member of a consumer group: 1 the first time, more when a member's lease
+    /// expired (it died, or lost its connection) before it acknowledged. Always 1 for a plain subscription.
+    public var deliveryCount: Int
 
     /// Creates an event (for tests of code that consumes deliveries).
     ///
@@ -25,12 +28,21 @@ public struct StreamEvent<Value: Sendable>: Sendable {
     ///   - publishedAt: When it was published.
     ///   - key: Its key, or `nil`.
     ///   - value: The payload.
-    public init(stream: String, sequence: Int64, publishedAt: Date, key: String? = nil, value: Value) {
+    ///   - deliveryCount: How many times a group handed it out (1 outside groups).
+    public init(
+        stream: String,
+        sequence: Int64,
+        publishedAt: Date,
+        key: String? = nil,
+        value: Value,
+        deliveryCount: Int = 1
+    ) {
         self.stream = stream
         self.sequence = sequence
         self.publishedAt = publishedAt
         self.key = key
         self.value = value
+        self.deliveryCount = deliveryCount
     }
 }
 #endif

@@ -19,6 +19,9 @@ import PostgresNIO
 ///   primary key `(stream, idempotency_key)`: the idempotency keys publishes gave, and the sequence each committed
 ///   as, so that a publish retried with the same key commits once. Retention prunes it with the events.
 ///
+/// Three more keep consumer groups and stored positions: `<prefix>_groups`, `<prefix>_claims` and
+/// `<prefix>_positions` (see ``StreamGroupSubscription`` and ``StreamStart/stored(_:initially:)``).
+///
 /// `NOTIFY <channel>` carries only a hint, `"<sequence> <stream>"`, sent when the publishing transaction commits.
 ///
 /// ```swift
@@ -62,6 +65,9 @@ public struct StreamSchema: Sendable, Hashable {
     var eventsTable: String { "\(tablePrefix)_events" }
     var headsTable: String { "\(tablePrefix)_heads" }
     var publishedKeysTable: String { "\(tablePrefix)_published_keys" }
+    var groupsTable: String { "\(tablePrefix)_groups" }
+    var claimsTable: String { "\(tablePrefix)_claims" }
+    var positionsTable: String { "\(tablePrefix)_positions" }
 
     /// Creates the tables and their indexes if they don't exist, and adds the columns that tables made by an older
     /// version lack. Safe to run concurrently from several processes
@@ -108,7 +114,7 @@ public struct StreamSchema: Sendable, Hashable {
         ]
         let addKey = "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text"
         try await connection.withTransaction(logger: logger) { transaction in
-            for statement in statements {
+            for statement in statements + groupAndPositionStatements {
                 // `ALTER TABLE` takes the table's ACCESS EXCLUSIVE lock even when the column exists, so it would wait
                 // for every open publishing transaction and stop every reader and writer behind it; this runs on every
                 // subscriber's connection. Only a table that lacks the column (made by an older version) needs it.

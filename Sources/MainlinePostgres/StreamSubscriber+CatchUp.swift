@@ -33,7 +33,19 @@ extension StreamSubscriber {
         if let position = subscription.lastSequence {
             cursor = position
         } else {
-            cursor = try await startPosition(of: subscription, on: connection)
+            if case .stored(let name, let initially) = subscription.start {
+                guard
+                    let stored = try await storedPosition(
+                        of: subscription,
+                        name: name,
+                        initially: initially,
+                        on: connection
+                    )
+                else { return .done }
+                cursor = stored
+            } else {
+                cursor = try await startPosition(of: subscription.stream, from: subscription.start, on: connection)
+            }
             subscription.state.withLock { $0.cursor = cursor }
         }
         while !subscription.isCancelled {
@@ -127,6 +139,8 @@ extension StreamSubscriber {
         subscription.state.withLock { state in
             state.cursor = event.sequence
             state.counts.delivered += 1
+            // Without a take observer, placing is taking (a `place` closure consumes at once).
+            if !subscription.tracksTakes && state.taken != nil { state.taken = event.sequence }
         }
         let dimensions = [("stream", subscription.stream)]
         Counter(label: "mainline_stream_delivered", dimensions: dimensions, factory: metricsFactory).increment()
@@ -157,6 +171,7 @@ extension StreamSubscriber {
         subscription.state.withLock { state in
             state.cursor = resync.resumesAfter
             state.counts.resyncs += 1
+            if !subscription.tracksTakes && state.taken != nil { state.taken = resync.resumesAfter }
         }
         Counter(
             label: "mainline_stream_resyncs",
@@ -173,27 +188,30 @@ extension StreamSubscriber {
         )
     }
 
-    /// The sequence a new subscription starts after.
-    private func startPosition(
-        of subscription: StreamSubscription,
+    /// The sequence a new subscription (or group) of `stream` starts after.
+    func startPosition(
+        of stream: String,
+        from start: StreamStart,
         on connection: PostgresConnection
     ) async throws
         -> Int64
     {
         let query: PostgresQuery
-        switch subscription.start {
+        switch start {
         case .after(let sequence):
             return max(sequence, 0)
+        case .stored(_, let initially):
+            return try await startPosition(of: stream, from: initially, on: connection)
         case .latest:
             query = """
-                SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(subscription.stream)
+                SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(stream)
                 """
         case .oldestAvailable:
             query = """
                 SELECT coalesce(
                     (SELECT min(sequence) - 1 FROM \(unescaped: schema.eventsTable)
-                        WHERE stream = \(subscription.stream)),
-                    (SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(subscription.stream)),
+                        WHERE stream = \(stream)),
+                    (SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(stream)),
                     0)
                 """
         }

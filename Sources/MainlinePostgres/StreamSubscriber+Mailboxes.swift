@@ -20,7 +20,10 @@ extension StreamSubscriber {
     ///   - mailbox: Where the deliveries go.
     ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
     /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``; for ``StreamStart/stored(_:initially:)``
+    ///   ``StreamError/invalidPositionName(_:reason:)``, ``StreamError/positionNameInUse(_:stream:otherStream:)``,
+    ///   ``StreamError/unsupportedStart(_:reason:)`` and ``StreamError/mailboxAlreadyTracked(positionName:)`` (the
+    ///   mailbox serves another stored position or group member).
     @MainActor
     public func subscribe<Value: Sendable>(
         to stream: String,
@@ -30,7 +33,14 @@ extension StreamSubscriber {
     ) throws(StreamError) -> StreamSubscription {
         let wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)? =
             mailbox.overflowPolicy == .suspend ? { @Sendable in _ = try await mailbox.send($0) } : nil
-        return try register(stream: stream, start: start, decode: decode, place: { mailbox.place($0) }, wait: wait)
+        return try register(
+            stream: stream,
+            start: start,
+            decode: decode,
+            place: { mailbox.place($0) },
+            wait: wait,
+            observeTakes: start.isStored ? { mailbox._observeTakes($0) } : nil
+        )
     }
 
     /// Subscribes to `stream`, keeping only the latest delivery in `mailbox` (for streams of whole states, where
@@ -42,7 +52,10 @@ extension StreamSubscriber {
     ///   - mailbox: Where the deliveries go; a newer one replaces one not yet taken.
     ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
     /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``; for ``StreamStart/stored(_:initially:)``
+    ///   ``StreamError/invalidPositionName(_:reason:)``, ``StreamError/positionNameInUse(_:stream:otherStream:)``,
+    ///   ``StreamError/unsupportedStart(_:reason:)`` and ``StreamError/mailboxAlreadyTracked(positionName:)`` (the
+    ///   mailbox serves another stored position or group member).
     @MainActor
     public func subscribe<Value: Sendable>(
         to stream: String,
@@ -50,11 +63,13 @@ extension StreamSubscriber {
         into mailbox: LatestMailbox<StreamDelivery<Value>>,
         decode: @escaping @Sendable (ByteBuffer) throws -> Value
     ) throws(StreamError) -> StreamSubscription {
-        try subscribe(
-            to: stream,
-            from: start,
+        try register(
+            stream: stream,
+            start: start,
             decode: decode,
-            place: { mailbox.place($0) }
+            place: { mailbox.place($0) },
+            wait: nil,
+            observeTakes: start.isStored ? { mailbox._observeTakes($0) } : nil
         )
     }
 
@@ -83,7 +98,10 @@ extension StreamSubscriber {
     ///   - decode: Turns a stored payload into a value; when it throws, the event is logged, counted and skipped.
     ///   - key: The key a delivery is kept under. Runs on the subscriber's reader task; must not block.
     /// - Returns: The subscription.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``; for ``StreamStart/stored(_:initially:)``
+    ///   ``StreamError/invalidPositionName(_:reason:)``, ``StreamError/positionNameInUse(_:stream:otherStream:)``,
+    ///   ``StreamError/unsupportedStart(_:reason:)`` and ``StreamError/mailboxAlreadyTracked(positionName:)`` (the
+    ///   mailbox serves another stored position or group member).
     @MainActor
     public func subscribe<Key: Hashable & Sendable, Value: Sendable>(
         to stream: String,
@@ -92,11 +110,13 @@ extension StreamSubscriber {
         decode: @escaping @Sendable (ByteBuffer) throws -> Value,
         key: @escaping @Sendable (StreamDelivery<Value>) -> Key
     ) throws(StreamError) -> StreamSubscription {
-        try subscribe(
-            to: stream,
-            from: start,
+        try register(
+            stream: stream,
+            start: start,
             decode: decode,
-            place: { mailbox.place(key: key($0), value: $0) }
+            place: { mailbox.place(key: key($0), value: $0) },
+            wait: nil,
+            observeTakes: start.isStored ? { mailbox._observeTakes($0) } : nil
         )
     }
 }

@@ -96,6 +96,10 @@ extension StreamSubscriber: Service {
             // LISTEN is in place, so whatever commits from now on is hinted: read every subscription once now, to
             // place what was committed while there was no connection.
             markDue { _ in true }
+            for member in registry.withLock({ Array($0.groups.values) }) {
+                member.state.withLock { $0.mustJoin = true }
+            }
+            markGroupsDue(renew: false)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for try await hint in hints { self.receive(hint: hint.payload) }
@@ -109,10 +113,35 @@ extension StreamSubscriber: Service {
                         self.markDue { _ in true }
                     }
                 }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: self.options.positionFlushInterval)
+                        self.registry.withLock { registry in
+                            guard
+                                registry.subscriptions.values.contains(where: { $0.positionName != nil })
+                                    || !registry.retired.isEmpty
+                            else { return }
+                            registry.positionsDue = true
+                            registry.wake?.yield()
+                        }
+                    }
+                }
+                group.addTask {
+                    // Renews the members' leases, writes their acknowledgements, and claims what other members'
+                    // expired leases freed.
+                    while true {
+                        try await Task.sleep(for: self.options.groupLease / 3)
+                        self.markGroupsDue(renew: true)
+                    }
+                }
                 do {
                     try await group.next()
                     throw CancellationError()  // only the reader returns, when cancelled
                 } catch {
+                    if error is CancellationError || Task.isCancelled {
+                        // Stopping: a task of its own, not cancelled, writes what must not be lost.
+                        await Task { await self.writeBeforeStopping(on: connection) }.value
+                    }
                     // Closing ends the hints and fails (or, through `queryUnlessClosed`, abandons) every query still
                     // waiting on the connection, so the other tasks end too.
                     try? await connection.close()
@@ -158,6 +187,10 @@ extension StreamSubscriber: Service {
                 known = true
                 // A hint for what the subscription already has needs no read.
                 if (subscription.lastSequence ?? .min) < sequence { registry.due.insert(id) }
+            }
+            for (id, member) in registry.groups where member.stream == stream {
+                known = true
+                registry.dueGroups.insert(id)
             }
             if known { registry.wake?.yield() } else { registry.counts.unknownStreamHints += 1 }
             return known
@@ -208,17 +241,33 @@ extension StreamSubscriber: Service {
     private func read(on connection: PostgresConnection, wakes: AsyncStream<Void>) async throws {
         var wakeUps = wakes.makeAsyncIterator()
         while !Task.isCancelled {
-            let due = registry.withLock { registry in
-                defer { registry.due.removeAll() }
-                return registry.due.compactMap { registry.subscriptions[$0] }
+            let (due, dueGroups, positionsDue) = registry.withLock { registry in
+                defer {
+                    registry.due.removeAll()
+                    registry.dueGroups.removeAll()
+                    registry.positionsDue = false
+                }
+                return (
+                    registry.due.compactMap { registry.subscriptions[$0] },
+                    registry.dueGroups.compactMap { registry.groups[$0] },
+                    registry.positionsDue
+                )
             }
-            var refused: [StreamSubscription] = []
+            if positionsDue { try await writePositions(on: connection) }
+            var refused: [Int] = []
             for subscription in due.sorted(by: { $0.id < $1.id }) where !subscription.isCancelled {
-                if try await catchUp(subscription, on: connection) == .refused { refused.append(subscription) }
+                if try await catchUp(subscription, on: connection) == .refused { refused.append(subscription.id) }
             }
-            if !refused.isEmpty {
+            var refusedGroups: [Int] = []
+            for member in dueGroups.sorted(by: { $0.id < $1.id }) {
+                if try await serve(member, on: connection) == .refused { refusedGroups.append(member.id) }
+            }
+            if !refused.isEmpty || !refusedGroups.isEmpty {
                 try await Task.sleep(for: options.retryInterval)
-                registry.withLock { registry in for subscription in refused { registry.due.insert(subscription.id) } }
+                registry.withLock { registry in
+                    registry.due.formUnion(refused)
+                    registry.dueGroups.formUnion(refusedGroups)
+                }
                 continue
             }
             guard await wakeUps.next() != nil else { return }

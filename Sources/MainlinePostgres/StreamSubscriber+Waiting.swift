@@ -45,6 +45,9 @@ extension StreamSubscriber {
         for subscription in registry.withLock({ Array($0.subscriptions.values) }) {
             subscription.state.withLock { $0.waiting?.cancel() }
         }
+        for member in registry.withLock({ Array($0.groups.values) }) {
+            member.state.withLock { $0.waiting?.cancel() }
+        }
     }
 }
 #endif

@@ -56,6 +56,14 @@ public final class StreamSubscriber: Sendable {
         var subscriptions: [Int: StreamSubscription] = [:]
         /// Subscriptions whose streams have news (or must be read for another reason).
         var due: Set<Int> = []
+        /// The consumer group members, by id (ids are shared with `subscriptions`).
+        var groups: [Int: StreamGroupSubscription] = [:]
+        /// Members with something to do: news, acknowledgements, a renewal, a retry.
+        var dueGroups: Set<Int> = []
+        /// Cancelled subscriptions with a stored position, whose last position is still to be written.
+        var retired: [StreamSubscription] = []
+        /// Set by the position timer: write the stored positions.
+        var positionsDue = false
         var counts = Counts()
         var isRunning = false
         /// Wakes the current connection's reader; holds at most one pending wake-up, so any number of hints cost one
@@ -112,7 +120,9 @@ public final class StreamSubscriber: Sendable {
     ///   - place: Takes a delivery; returns `false` to refuse it (it is offered again after
     ///     ``Options/retryInterval``, and nothing after it is placed before it).
     /// - Returns: The subscription; ``StreamSubscription/cancel()`` ends it.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``.
+    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``; for ``StreamStart/stored(_:initially:)`` (whose
+    ///   position then follows what `place` accepted) ``StreamError/invalidPositionName(_:reason:)``,
+    ///   ``StreamError/positionNameInUse(_:stream:otherStream:)`` and ``StreamError/unsupportedStart(_:reason:)``.
     @MainActor
     public func subscribe<Value: Sendable>(
         to stream: String,
@@ -124,59 +134,102 @@ public final class StreamSubscriber: Sendable {
     }
 
     /// Registers a subscription whose deliveries go to `place`; when `place` refuses and `wait` is given, `wait` is
-    /// run (off the reader) to wait for room and place, and the subscription is read again once it returned.
+    /// run (off the reader) to wait for room and place, and the subscription is read again once it returned. With a
+    /// stored position, `observeTakes` (when given) installs the mailbox's take observer, so the position follows what
+    /// the consumer took; without it, a placed delivery counts as taken.
     @MainActor
     func register<Value: Sendable>(
         stream: String,
         start: StreamStart,
         decode: @escaping @Sendable (ByteBuffer) throws -> Value,
         place: @escaping @Sendable (StreamDelivery<Value>) -> Bool,
-        wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)?
+        wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)?,
+        observeTakes: ((@escaping @MainActor ([StreamDelivery<Value>]) -> Void) -> Bool)? = nil
     ) throws(StreamError) -> StreamSubscription {
         try StreamSchema.validate(stream: stream)
+        if case .stored(let name, let initially) = start { try validateStored(name, initially: initially, of: stream) }
         /// What became of `delivery` offered to `place`.
         @Sendable func offer(_ delivery: StreamDelivery<Value>) -> StreamSubscription._Placement {
             if place(delivery) { return .placed }
             guard let wait else { return .refused }
             return .mustWait(send: { try await wait(delivery) })
         }
-        let subscription = registry.withLock { registry in
-            let subscription = StreamSubscription(
-                stream: stream,
-                start: start,
-                id: registry.nextID,
-                placeEvent: { raw in
-                    let value: Value
-                    do {
-                        value = try decode(raw.value)
-                    } catch {
-                        return .undecodable(error)
+        let id = registry.withLock { registry in
+            defer { registry.nextID += 1 }
+            return registry.nextID
+        }
+        let subscription = StreamSubscription(
+            stream: stream,
+            start: start,
+            tracksTakes: observeTakes != nil,
+            id: id,
+            placeEvent: { raw in
+                let value: Value
+                do {
+                    value = try decode(raw.value)
+                } catch {
+                    return .undecodable(error)
+                }
+                let event = StreamEvent(
+                    stream: raw.stream,
+                    sequence: raw.sequence,
+                    publishedAt: raw.publishedAt,
+                    key: raw.key,
+                    value: value
+                )
+                return offer(.event(event))
+            },
+            placeResync: { offer(.resync($0)) },
+            onCancel: { [weak self] in self?.remove($0) }
+        )
+        if let name = subscription.positionName, let observeTakes {
+            let observed = observeTakes { [weak subscription] deliveries in
+                let positions = deliveries.map { delivery in
+                    switch delivery {
+                    case .event(let event): event.sequence
+                    case .resync(let resync): resync.resumesAfter
                     }
-                    let event = StreamEvent(
-                        stream: raw.stream,
-                        sequence: raw.sequence,
-                        publishedAt: raw.publishedAt,
-                        key: raw.key,
-                        value: value
-                    )
-                    return offer(.event(event))
-                },
-                placeResync: { offer(.resync($0)) },
-                onCancel: { [weak self] in self?.remove($0) }
-            )
-            registry.nextID += 1
+                }
+                // A keyed mailbox hands its values out by key, not in sequence order; what it held is taken either way.
+                if let last = positions.max() { subscription?.took(last) }
+            }
+            guard observed else { throw .mailboxAlreadyTracked(positionName: name) }
+        }
+        registry.withLock { registry in
             registry.subscriptions[subscription.id] = subscription
             registry.due.insert(subscription.id)
             registry.wake?.yield()
-            return subscription
         }
         return subscription
+    }
+
+    /// Checks a stored position's name and fallback start, and that no other subscription here uses the name.
+    @MainActor
+    private func validateStored(_ name: String, initially: StreamStart, of stream: String) throws(StreamError) {
+        do {
+            try StreamSchema.validate(stream: name)
+        } catch {
+            guard case .invalidStreamName(_, let reason) = error else { throw error }
+            throw .invalidPositionName(name, reason: reason)
+        }
+        if case .stored = initially {
+            throw .unsupportedStart(
+                initially,
+                reason: "a stored position starts initially at .latest, "
+                    + ".oldestAvailable or .after(_:), not at another stored position"
+            )
+        }
+        let other = registry.withLock { registry in
+            registry.subscriptions.values.first { $0.positionName == name && !$0.isCancelled }
+        }
+        if let other { throw .positionNameInUse(name, stream: stream, otherStream: other.stream) }
     }
 
     private func remove(_ subscription: StreamSubscription) {
         registry.withLock { registry in
             registry.subscriptions[subscription.id] = nil
             registry.due.remove(subscription.id)
+            if subscription.positionName != nil { registry.retired.append(subscription) }
         }
     }
 

@@ -36,6 +36,10 @@ public final class StreamSubscription: Sendable {
     /// The stream it reads.
     public let stream: String
     let start: StreamStart
+    /// Whether its position is kept in the database under a name: the name of ``StreamStart/stored(_:initially:)``.
+    let positionName: String?
+    /// Whether the mailbox reports takes (``took(_:)``); otherwise a placed delivery counts as taken.
+    let tracksTakes: Bool
     let id: Int
     /// Decodes and places one event; runs on the subscriber's reader task only.
     let placeEvent: @Sendable (StreamEvent<ByteBuffer>) -> _Placement
@@ -54,6 +58,11 @@ public final class StreamSubscription: Sendable {
         var counts = Counts()
         /// The task waiting for room in a `.suspend` mailbox, if one does; the reader skips the subscription meanwhile.
         var waiting: Task<Void, Never>?
+        /// With a stored position: the position after the last delivery the consumer took, and the one last written.
+        var taken: Int64?
+        var stored: Int64?
+        /// Why the subscriber ended it, if it did.
+        var failure: StreamError?
     }
 
     /// What became of one delivery offered to the mailbox.
@@ -68,6 +77,7 @@ public final class StreamSubscription: Sendable {
     init(
         stream: String,
         start: StreamStart,
+        tracksTakes: Bool = false,
         id: Int,
         placeEvent: @escaping @Sendable (StreamEvent<ByteBuffer>) -> _Placement,
         placeResync: @escaping @Sendable (StreamResync) -> _Placement,
@@ -75,6 +85,8 @@ public final class StreamSubscription: Sendable {
     ) {
         self.stream = stream
         self.start = start
+        if case .stored(let name, _) = start { positionName = name } else { positionName = nil }
+        self.tracksTakes = tracksTakes
         self.id = id
         self.placeEvent = placeEvent
         self.placeResync = placeResync
@@ -88,6 +100,24 @@ public final class StreamSubscription: Sendable {
 
     /// What it did so far. Thread-safe.
     public var counts: Counts { state.withLock { $0.counts } }
+
+    /// For a subscription started ``StreamStart/stored(_:initially:)``: the position after the last delivery its
+    /// consumer took (what a restart resumes after); `nil` before the subscriber read the stored one, and for other
+    /// subscriptions. Thread-safe.
+    public var takenSequence: Int64? { state.withLock { $0.taken } }
+
+    /// Why the subscriber ended the subscription, if it did: ``StreamError/positionNameInUse(_:stream:otherStream:)``
+    /// when the database keeps its stored position's name for another stream. Thread-safe.
+    public var failure: StreamError? { state.withLock { $0.failure } }
+
+    /// Records that the consumer took a delivery positioned at `position` (an event's sequence, a resync's
+    /// `resumesAfter`). From the mailbox's take observer, or the reader when the placement is the take.
+    func took(_ position: Int64) {
+        state.withLock { state in
+            // Before the start is resolved there is nothing to resume after; takes come in order afterwards.
+            if state.taken != nil { state.taken = position }
+        }
+    }
 
     /// Whether ``cancel()`` was called. Thread-safe.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }

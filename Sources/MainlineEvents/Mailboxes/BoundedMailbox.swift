@@ -70,6 +70,9 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     /// What happens to a value placed while the mailbox is full.
     public let overflowPolicy: OverflowPolicy
     @usableFromInline let store: _MailboxStore<_BoundedStorage<Value>>
+    /// Called on the main actor with the values of each take that took something, when set by ``_observeTakes(_:)``;
+    /// `nil` (one load and one branch per take) for every mailbox that nobody observes. Protected by the main actor.
+    @usableFromInline @MainActor var takeObserver: (@MainActor ([Value]) -> Void)?
     /// The loop, for withdrawing ``shutdownHook`` when the mailbox is freed.
     private let loop: any Loop
     /// `.suspend` on a core loop: fails the waiting senders when the loop stops. Created and cancelled on the main
@@ -188,6 +191,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
             store.event.trigger()
             resumed.resume()
         }
+        if let takeObserver, let value { takeObserver([value]) }
         return value
     }
 
@@ -209,7 +213,19 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
             store.event.trigger()
             for continuation in resumed { continuation.resume() }
         }
+        if let takeObserver, !values.isEmpty { takeObserver(values) }
         return values
+    }
+
+    /// Not API (for `MainlinePostgres`, which stores a subscription's position once its consumer took an event): calls
+    /// `observer` on the main actor with the values of each take, after the take. Must be called on the main actor.
+    ///
+    /// - Parameter observer: Called once per take that took something, with its values in the order taken.
+    /// - Returns: `false`, changing nothing, when the mailbox already has an observer (one per mailbox).
+    @MainActor public func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
+        guard takeObserver == nil else { return false }
+        takeObserver = observer
+        return true
     }
 
     /// The name its drops are reported under (see ``init(capacity:overflow:loop:name:)``), if any. Thread-safe.

@@ -31,6 +31,9 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     }
 
     @usableFromInline let store: _MailboxStore<Storage>
+    /// Called on the main actor with the values of each take that took something, when set by ``_observeTakes(_:)``;
+    /// `nil` (one load and one branch per take) for every mailbox that nobody observes. Protected by the main actor.
+    @usableFromInline @MainActor var takeObserver: (@MainActor ([Value]) -> Void)?
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -73,13 +76,26 @@ public final class KeyedMailbox<Key: Hashable & Sendable, Value: Sendable>: Send
     /// - Returns: The key–value pairs; empty if nothing arrived.
     @inlinable
     @MainActor public func takeAll() -> [(key: Key, value: Value)] {
-        store.withLock { storage, counts in
+        let taken = store.withLock { storage, counts in
             let taken = storage.order.map { key in (key: key, value: storage.values[key]!) }
             storage.order.removeAll(keepingCapacity: true)
             storage.values.removeAll(keepingCapacity: true)
             counts.delivered += taken.count
             return taken
         }
+        if let takeObserver, !taken.isEmpty { takeObserver(taken.map(\.value)) }
+        return taken
+    }
+
+    /// Not API (for `MainlinePostgres`, which stores a subscription's position once its consumer took an event): calls
+    /// `observer` on the main actor with the values of each take, after the take. Must be called on the main actor.
+    ///
+    /// - Parameter observer: Called once per take that took something, with its values in the order taken.
+    /// - Returns: `false`, changing nothing, when the mailbox already has an observer (one per mailbox).
+    @MainActor public func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
+        guard takeObserver == nil else { return false }
+        takeObserver = observer
+        return true
     }
 
     /// The name its drops are reported under (see ``init(loop:name:)``), if any. Thread-safe.

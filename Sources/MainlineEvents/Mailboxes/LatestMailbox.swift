@@ -21,6 +21,9 @@ import MainlineLoop
 /// event is a ``LazySimpleEvent``, so a burst of places is one notification.
 public final class LatestMailbox<Value: Sendable>: Sendable {
     @usableFromInline let store: _MailboxStore<Value?>
+    /// Called on the main actor with the values of each take that took something, when set by ``_observeTakes(_:)``;
+    /// `nil` (one load and one branch per take) for every mailbox that nobody observes. Protected by the main actor.
+    @usableFromInline @MainActor var takeObserver: (@MainActor ([Value]) -> Void)?
 
     /// Creates an empty mailbox whose event is delivered on `loop`.
     ///
@@ -57,12 +60,25 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     /// - Returns: The value, or `nil` if nothing arrived since the last take.
     @inlinable
     @MainActor public func take() -> Value? {
-        store.withLock { slot, counts in
+        let value = store.withLock { slot, counts -> Value? in
             guard let value = slot else { return nil }
             slot = nil
             counts.delivered += 1
             return value
         }
+        if let takeObserver, let value { takeObserver([value]) }
+        return value
+    }
+
+    /// Not API (for `MainlinePostgres`, which stores a subscription's position once its consumer took an event): calls
+    /// `observer` on the main actor with the values of each take, after the take. Must be called on the main actor.
+    ///
+    /// - Parameter observer: Called once per take that took something, with its values in the order taken.
+    /// - Returns: `false`, changing nothing, when the mailbox already has an observer (one per mailbox).
+    @MainActor public func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
+        guard takeObserver == nil else { return false }
+        takeObserver = observer
+        return true
     }
 
     /// The name its drops are reported under (see ``init(loop:name:)``), if any. Thread-safe.

@@ -1,0 +1,96 @@
+#if Postgres
+import Logging
+import PostgresNIO
+
+/// Positions kept in the database (``StreamStart/stored(_:initially:)``): read when a subscription first reads its
+/// stream, written in batches as its consumer takes, and once more when the subscriber stops.
+extension StreamSubscriber {
+    /// The stored position of `subscription` under `name`, created from `initially` when the database has none; `nil`
+    /// when the name belongs to another stream (the subscription is then ended, with the error logged and kept in
+    /// ``StreamSubscription/failure``). Runs on the reader task only.
+    func storedPosition(
+        of subscription: StreamSubscription,
+        name: String,
+        initially: StreamStart,
+        on connection: PostgresConnection
+    ) async throws -> Int64? {
+        let select: PostgresQuery = """
+            SELECT stream, last_sequence FROM \(unescaped: schema.positionsTable) WHERE name = \(name)
+            """
+        var found = try await row(select, on: connection)
+        if found == nil {
+            let initial = try await startPosition(of: subscription.stream, from: initially, on: connection)
+            let insert: PostgresQuery = """
+                INSERT INTO \(unescaped: schema.positionsTable) (name, stream, last_sequence)
+                VALUES (\(name), \(subscription.stream), \(initial)) ON CONFLICT (name) DO NOTHING
+                """
+            _ = try await connection.queryUnlessClosed(insert, logger: logger)
+            // Another process may have stored the name first: its row wins.
+            found = try await row(select, on: connection)
+        }
+        let (stream, position) = found ?? (subscription.stream, 0)
+        guard stream == subscription.stream else {
+            let error = StreamError.positionNameInUse(name, stream: subscription.stream, otherStream: stream)
+            subscription.state.withLock { $0.failure = error }
+            logger.error("stream subscriber: the subscription ends", metadata: ["error": "\(error)"])
+            subscription.cancel()
+            return nil
+        }
+        subscription.state.withLock { state in
+            state.taken = position
+            state.stored = position
+        }
+        return position
+    }
+
+    private func row(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> (String, Int64)? {
+        var found: (String, Int64)?
+        for try await row in try await connection.queryUnlessClosed(query, logger: logger).decode((String, Int64).self)
+        {
+            found = row
+        }
+        return found
+    }
+
+    /// Writes, in one statement, the position of every stored subscription whose consumer took something since the
+    /// last write (cancelled ones included, once). Runs on the reader task, or when the subscriber stops.
+    func writePositions(on connection: PostgresConnection) async throws {
+        let subscriptions = registry.withLock { registry in
+            defer { registry.retired.removeAll() }
+            return Array(registry.subscriptions.values) + registry.retired
+        }
+        var names: [String] = []
+        var positions: [Int64] = []
+        for subscription in subscriptions {
+            guard let name = subscription.positionName else { continue }
+            let taken = subscription.state.withLock { state in state.taken == state.stored ? nil : state.taken }
+            if let taken {
+                names.append(name)
+                positions.append(taken)
+            }
+        }
+        guard !names.isEmpty else { return }
+        let query: PostgresQuery = """
+            UPDATE \(unescaped: schema.positionsTable) p SET last_sequence = v.last
+            FROM unnest(\(names)::text[], \(positions)::bigint[]) AS v(name, last)
+            WHERE p.name = v.name
+            """
+        _ = try await connection.queryUnlessClosed(query, logger: logger)
+        for subscription in subscriptions {
+            guard let name = subscription.positionName, let index = names.firstIndex(of: name) else { continue }
+            subscription.state.withLock { $0.stored = positions[index] }
+        }
+    }
+
+    /// What must reach the database before the subscriber lets go of its connection: the stored positions and the
+    /// group members' acknowledgements. Runs in a task of its own (the reader's is cancelled), and gives up with the
+    /// connection.
+    func writeBeforeStopping(on connection: PostgresConnection) async {
+        try? await writePositions(on: connection)
+        for member in registry.withLock({ Array($0.groups.values) }) {
+            let acknowledgements = member.state.withLock { $0.acknowledgements }
+            if !acknowledgements.isEmpty { try? await write(acknowledgements, of: member, on: connection) }
+        }
+    }
+}
+#endif

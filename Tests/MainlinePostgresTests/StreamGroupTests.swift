@@ -1,0 +1,168 @@
+#if Postgres
+import CMainlineShims
+import Foundation
+import MainlineEvents
+import MainlinePostgres
+import PostgresNIO
+import Testing
+import _MainlineTestSupport
+
+/// Consumer groups: members in processes of their own (`mainline-postgres-member`) share a stream, each event handled
+/// once unless a member dies, key order kept across members.
+@MainActor
+@Suite("StreamSubscriber: consumer groups share a stream", .serialized)
+struct StreamGroupTests {
+    /// Events in the member-process tests (`MAINLINE_PG_EVENTS` overrides it); fewer under ThreadSanitizer, where the
+    /// instrumented children share two cores with every other suite.
+    static let events =
+        ProcessInfo.processInfo.environment["MAINLINE_PG_EVENTS"].flatMap(Int.init)
+        ?? (mainline_is_thread_sanitized() != 0 ? 2_000 : 10_000)
+
+    /// The published events: payload `e<i>`; every fifth without a key, the others under 61 keys, interleaved.
+    static func keyedEvents(_ count: Int) -> [(payload: String, key: String?)] {
+        (1...count).map { index in (payload: "e\(index)", key: index % 5 == 0 ? nil : "k\(index % 61)") }
+    }
+
+    @Test(arguments: [2, 3])
+    func membersInProcessesOfTheirOwnHandleEachEventOnceAndKeepKeyOrder(members: Int) async throws {
+        try await PostgresTestCluster.with { cluster in
+            let count = Self.events
+            let events = Self.keyedEvents(count)
+            let children = try (0..<members).map { _ in try startMember(cluster, last: count, lease: 30_000, "ack") }
+            try await publishKeyed(events, to: "jobs", on: cluster)
+            // Read at once, each on a thread of its own: a member whose output pipe filled up would stop taking.
+            let results = await withTaskGroup(of: (Int, ChildProcess.Result).self) { group in
+                for (index, child) in children.enumerated() { group.addTask { (index, await child.finish()) } }
+                var results: [(Int, ChildProcess.Result)] = []
+                for await result in group { results.append(result) }
+                return results.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            var deliveries: [[Delivery]] = []
+            for result in results {
+                #expect(result.status == 0, "\(result.standardOutput.suffix(1_000))\(result.standardError)")
+                deliveries.append(Delivery.parse(result.standardOutput))
+            }
+            let all = deliveries.enumerated().flatMap { member, handled in
+                handled.map { delivery in
+                    var delivery = delivery
+                    delivery.member = member
+                    return delivery
+                }
+            }
+            // Each event handled once, by one member, with its own payload; nothing else.
+            #expect(all.map(\.sequence).sorted() == Array(1...Int64(count)))
+            #expect(all.allSatisfy { $0.payload == "e\($0.sequence)" && $0.deliveryCount == 1 })
+            // The members shared the work.
+            #expect(deliveries.allSatisfy { !$0.isEmpty }, "\(deliveries.map(\.count))")
+            // Key order across processes: events of a key are taken in sequence order, and by another member only
+            // once the one before was acknowledged (one member may hold several, in order).
+            let keyOf = Dictionary(
+                uniqueKeysWithValues: events.enumerated().compactMap { index, event in
+                    event.key.map { (Int64(index + 1), $0) }
+                }
+            )
+            let byKey = Dictionary(grouping: all.filter { keyOf[$0.sequence] != nil }) { keyOf[$0.sequence] ?? "" }
+            var violations: [String] = []
+            for (key, handled) in byKey {
+                let ordered = handled.sorted { $0.sequence < $1.sequence }
+                for (earlier, later) in zip(ordered, ordered.dropFirst()) {
+                    if later.taken < earlier.taken {
+                        violations.append("\(key): \(later.sequence) taken before \(earlier.sequence)")
+                    } else if later.member != earlier.member && later.taken <= earlier.acknowledged {
+                        violations.append(
+                            "\(key): \(later.sequence) taken by member \(later.member) before member "
+                                + "\(earlier.member) acknowledged \(earlier.sequence)"
+                        )
+                    }
+                }
+            }
+            #expect(violations.isEmpty, "\(violations.count) violations, first: \(violations.prefix(5))")
+            #expect(byKey.count == 61)
+        }
+    }
+
+    @Test func aKilledMembersUnacknowledgedEventsGoToAnotherMemberWithAHigherDeliveryCount() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let count = Self.events / 4
+            try await publishKeyed(Self.keyedEvents(count), to: "jobs", on: cluster)
+            // The member to kill acknowledges nothing: whatever it took is unacknowledged when it dies.
+            let doomed = try startMember(cluster, last: count, lease: 1_000, "hold")
+            var doomedLines: [String] = []
+            while let line = await Task.detached(operation: { doomed.nextOutputLine() }).value {
+                doomedLines.append(line)
+                if line.hasPrefix("got ") { break }
+            }
+            let survivor = try startMember(cluster, last: count, lease: 1_000, "ack")
+            // Mid-stream: the survivor is working through the stream when the other member dies.
+            var survivorLines: [String] = []
+            while let line = await Task.detached(operation: { survivor.nextOutputLine() }).value {
+                survivorLines.append(line)
+                if line.hasPrefix("got ") { break }
+            }
+            doomed.send(SIGKILL)
+            let killed = await doomed.finish()
+            #expect(killed.signal == SIGKILL)
+            let held = Delivery.parse((doomedLines + [killed.standardOutput]).joined(separator: "\n"))
+            #expect(!held.isEmpty)
+            let result = await survivor.finish()
+            #expect(result.status == 0, "\(result.standardOutput.suffix(1_000))\(result.standardError)")
+            let handled = Delivery.parse((survivorLines + [result.standardOutput]).joined(separator: "\n"))
+            // Nothing lost: the survivor handled every event, those the dead member held among them, counted as
+            // delivered again.
+            #expect(Set(handled.map(\.sequence)) == Set(1...Int64(count)))
+            let redelivered = Set(handled.filter { $0.deliveryCount > 1 }.map(\.sequence))
+            #expect(
+                Set(held.map(\.sequence)).isSubset(of: redelivered),
+                "held \(held.count), again \(redelivered.count)"
+            )
+            #expect(handled.allSatisfy { $0.payload == "e\($0.sequence)" })
+        }
+    }
+
+    /// Starts a member process of group "workers" of stream "jobs".
+    private func startMember(
+        _ cluster: PostgresTestCluster,
+        last: Int,
+        lease: Int,
+        _ mode: String
+    ) throws
+        -> ChildProcess
+    {
+        try ChildProcess(
+            try ChildProcess.builtProduct("mainline-postgres-member"),
+            ["\(cluster.port)", cluster.database, "jobs", "workers", "\(last)", "\(lease)", mode],
+            standardOutput: .capture,
+            standardError: .capture
+        )
+    }
+}
+
+/// One event a member process took, as it printed it.
+struct Delivery {
+    var sequence: Int64
+    var deliveryCount: Int
+    /// CLOCK_MONOTONIC when taken and when acknowledged (0: not acknowledged).
+    var taken: UInt64
+    var acknowledged: UInt64
+    var payload: String
+    /// Which of the test's member processes printed it.
+    var member = 0
+
+    /// The `got` lines of a member's output.
+    static func parse(_ output: String) -> [Delivery] {
+        output.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 5)
+            guard fields.count == 6, fields[0] == "got", let sequence = Int64(fields[1]),
+                let count = Int(fields[2]), let taken = UInt64(fields[3]), let acknowledged = UInt64(fields[4])
+            else { return nil }
+            return Delivery(
+                sequence: sequence,
+                deliveryCount: count,
+                taken: taken,
+                acknowledged: acknowledged,
+                payload: String(fields[5])
+            )
+        }
+    }
+}
+#endif
