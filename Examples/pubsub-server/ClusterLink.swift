@@ -46,18 +46,26 @@ final class ClusterLink {
     ///   - maximumLineLength: The longest line a client may send (`--max-line-bytes`): the listener reads fewer
     ///     events at once when they can be large.
     ///   - logger: Where the pool and the listener log (reconnects at warning level).
-    init(url: PostgresURL, maximumLineLength: Int, logger: Logger) {
+    ///
+    /// - Throws: `PostgresURL.Invalid` when the URL's TLS settings cannot be used (an unreadable `sslrootcert`).
+    init(url: PostgresURL, maximumLineLength: Int, logger: Logger) throws {
         let name = "pubsub-server-\(ProcessInfo.processInfo.processIdentifier)"
         client = PostgresClient(
-            configuration: url.clientConfiguration(applicationName: "\(name)-publish"),
+            configuration: try url.clientConfiguration(applicationName: "\(name)-publish"),
             backgroundLogger: logger
         )
-        publisher = StreamPublisher(client: client, logger: logger)
+        var publisherOptions = StreamPublisher.Options()
+        publisherOptions.publishTimeout = Self.answerDeadline
+        publisher = StreamPublisher(client: client, options: publisherOptions, logger: logger)
         var options = StreamSubscriber.Options()
         options.applicationName = name
         // A batch is held in memory until placed: about 4 MiB of messages at most, and never more than 100.
         options.batchSize = max(1, min(100, 4 * 1_024 * 1_024 / maximumLineLength))
-        subscriber = StreamSubscriber(configuration: url.connectionConfiguration, options: options, logger: logger)
+        subscriber = StreamSubscriber(
+            configuration: try url.connectionConfiguration(),
+            options: options,
+            logger: logger
+        )
         self.logger = logger
     }
 
@@ -73,14 +81,11 @@ final class ClusterLink {
 
     /// Publishes `message` to `topic`'s stream; returns once it committed.
     ///
-    /// - Throws: What went wrong (`StreamError`, `PSQLError`, the pool's error, or ``AnswerDeadline/NoAnswer``): the
-    ///   message was not published, or (after a deadline passed) may not have been.
+    /// - Throws: What went wrong (`StreamError`, `PSQLError`, the pool's error): the message was not published, or
+    ///   (`StreamError.publishTimedOut` with `mayHaveCommitted`) may have been.
     func publish(_ message: String, to topic: String) async throws {
         let stream = try Self.stream(for: topic)
-        let publisher = self.publisher
-        _ = try await AnswerDeadline.run(within: Self.answerDeadline) {
-            try await publisher.publish(ByteBuffer(string: message), to: stream)
-        }
+        try await publisher.publish(ByteBuffer(string: message), to: stream)
     }
 
     /// Counts one more local subscriber of `topic`; the first opens its feed, and every caller returns once the feed
@@ -137,10 +142,7 @@ final class ClusterLink {
 
     /// The stream's last sequence now (0 when nothing was published to it), read through the pool.
     private func position(of stream: String) async throws -> Int64 {
-        let publisher = self.publisher
-        return try await AnswerDeadline.run(within: Self.answerDeadline) {
-            try await publisher.lastSequence(of: stream)
-        }
+        try await publisher.lastSequence(of: stream)
     }
 
     /// A one-line reason for a client's `ERR`: a stream name's fault, the server's message and SQL state for a

@@ -18,6 +18,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Mainline
+import MainlinePostgres
 import MainlineServiceLifecycle
 import ServiceLifecycle
 
@@ -133,10 +134,10 @@ struct PubSubServerCommand: AsyncParsableCommand {
     private func databaseURL() throws -> PostgresURL? {
         guard let postgres else { return nil }
         do {
-            return try PostgresURL(parsing: postgres)
+            return try PostgresURL(postgres)
         } catch {
             throw ValidationError(
-                "--postgres needs postgres://user[:password]@host[:port]/database, but \(error.description)"
+                "--postgres needs postgres://user[:password]@host[:port]/database[?sslmode=…], but \(error.description)"
             )
         }
     }
@@ -160,7 +161,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
 
         var cluster: ClusterLink?
         if let url = try databaseURL() {
-            cluster = await ClusterLink(url: url, maximumLineLength: maximumLineLength, logger: logger)
+            cluster = try await ClusterLink(url: url, maximumLineLength: maximumLineLength, logger: logger)
         }
         let broker = await Broker(
             idleTimeout: .seconds(idleTimeoutSeconds),
