@@ -91,6 +91,9 @@ extension StreamSubscriber {
     /// group members' acknowledgements. Runs in a task of its own (the reader's is cancelled), and gives up with the
     /// connection.
     func writeBeforeStopping(on connection: PostgresConnection) async {
+        // The reader may have been cancelled inside a member's claim transaction: end it first (it claimed nothing the
+        // member knows of), or these writes would join it and be rolled back with it. Outside one, a warning only.
+        _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
         try? await writePositions(on: connection)
         for member in registry.withLock({ Array($0.groups.values) }) {
             let acknowledgements = member.state.withLock { $0.acknowledgements }
