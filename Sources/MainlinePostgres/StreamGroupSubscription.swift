@@ -142,8 +142,9 @@ public final class StreamGroupSubscription: Sendable {
     /// Acknowledges `event`: the member is done with it, and the group never hands it out again. Thread-safe: call it
     /// on the main actor after handling the delivery, or from the task you handed the work to.
     ///
-    /// Acknowledgements are written in batches by the subscriber's reader (at once when half a window is due, and
-    /// at every lease renewal), so an event acknowledged just before a crash may be delivered again.
+    /// Acknowledgements are written in batches by the subscriber's reader (at once when half a window is due or the
+    /// member holds nothing else unacknowledged, otherwise at the next lease renewal, and when the subscriber stops), so
+    /// an event acknowledged just before a crash may be delivered again.
     ///
     /// - Parameter event: An event this member delivered. One it did not deliver, or acknowledged before, is ignored
     ///   and counted (``Counts/unknownAcknowledgements``).

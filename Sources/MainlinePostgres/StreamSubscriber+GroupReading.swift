@@ -4,7 +4,8 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// A member's round on the reader task: join, write acknowledgements, renew leases, claim, place.
+/// A member's round on the reader task: join, write acknowledgements, renew leases, claim
+/// (`StreamSubscriber+GroupClaiming.swift`), place (`StreamSubscriber+GroupPlacing.swift`).
 ///
 /// Claims are serialised per group by the row lock on the group's row (`SELECT … FOR UPDATE`, held for one short
 /// transaction of a few statements): key order needs each claim to see every claim committed before it, which
@@ -31,14 +32,14 @@ extension StreamSubscriber {
     }
 
     /// The lease as seconds, for `make_interval`.
-    private var leaseSeconds: Double {
+    var leaseSeconds: Double {
         let (seconds, attoseconds) = options.groupLease.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Runs `body` in a transaction on the reader's connection (abandoned, like every reader query, if the connection
     /// closes: the server rolls it back).
-    private func inTransaction(
+    func inTransaction(
         on connection: PostgresConnection,
         _ body: () async throws -> Void
     ) async throws {
@@ -143,155 +144,6 @@ extension StreamSubscriber {
             registry.groups[member.id] = nil
             registry.dueGroups.remove(member.id)
         }
-    }
-
-    /// One claim, in one transaction under the group's row lock: hands the stream's next events into the group, moves
-    /// the group's position, and claims for this member what no other member may hold first (by key); the claimed
-    /// events (and a resync for a gap) go to the member's backlog.
-    private func claim(for member: StreamGroupSubscription, on connection: PostgresConnection) async throws {
-        let wanted = member.state.withLock { $0.window - $0.held.count }
-        guard wanted > 0 else { return }
-        var claimed: [StreamGroupSubscription.Pending] = []
-        try await inTransaction(on: connection) {
-            let lock: PostgresQuery = """
-                SELECT g.handed, coalesce(h.last_sequence, 0)
-                FROM \(unescaped: schema.groupsTable) g
-                LEFT JOIN \(unescaped: schema.headsTable) h ON h.stream = g.stream
-                WHERE g.stream = \(member.stream) AND g.grp = \(member.group)
-                FOR UPDATE OF g
-                """
-            var found: (handed: Int64, head: Int64)?
-            for try await row in try await connection.queryUnlessClosed(lock, logger: logger)
-                .decode((Int64, Int64).self)
-            {
-                found = row
-            }
-            guard let (handed, head) = found else {
-                // The group's row is gone (its tables were recreated): join again.
-                member.state.withLock { $0.mustJoin = true }
-                return
-            }
-            let (newHanded, gap) = try await ingest(
-                after: handed,
-                head: head,
-                upTo: Int64(wanted),
-                for: member,
-                on: connection
-            )
-            let move: PostgresQuery = """
-                UPDATE \(unescaped: schema.groupsTable) SET handed = \(newHanded), acknowledged = coalesce(
-                    (SELECT min(sequence) - 1 FROM \(unescaped: schema.claimsTable)
-                        WHERE stream = \(member.stream) AND grp = \(member.group)),
-                    \(newHanded))
-                WHERE stream = \(member.stream) AND grp = \(member.group)
-                """
-            _ = try await connection.queryUnlessClosed(move, logger: logger)
-            let (events, gone) = try await take(upTo: Int64(wanted), for: member, on: connection)
-            claimed = gap.map { [.resync($0)] } ?? []
-            if let first = gone.first, let last = gone.last {
-                // Claimed, but deleted by retention before the group acknowledged them: forgotten, and one resync.
-                let forget: PostgresQuery = """
-                    DELETE FROM \(unescaped: schema.claimsTable)
-                    WHERE stream = \(member.stream) AND grp = \(member.group) AND sequence = ANY(\(gone))
-                    """
-                _ = try await connection.queryUnlessClosed(forget, logger: logger)
-                claimed.append(
-                    .resync(StreamResync(stream: member.stream, lastDelivered: first - 1, resumesAfter: last))
-                )
-            }
-            claimed += events.map { .event($0) }
-        }
-        member.state.withLock { $0.backlog.append(contentsOf: claimed) }
-    }
-
-    /// Inserts claim rows (held by nobody) for up to `limit` events after `handed`; returns how far the stream is now
-    /// handed into the group, and the gap before the first event, if events there were deleted.
-    private func ingest(
-        after handed: Int64,
-        head: Int64,
-        upTo limit: Int64,
-        for member: StreamGroupSubscription,
-        on connection: PostgresConnection
-    ) async throws -> (handed: Int64, gap: StreamResync?) {
-        let query: PostgresQuery = """
-            WITH ev AS (
-                SELECT sequence, key FROM \(unescaped: schema.eventsTable)
-                WHERE stream = \(member.stream) AND sequence > \(handed)
-                ORDER BY sequence LIMIT \(limit)
-            )
-            INSERT INTO \(unescaped: schema.claimsTable) (stream, grp, sequence, key)
-            SELECT \(member.stream), \(member.group), sequence, key FROM ev
-            ON CONFLICT DO NOTHING
-            RETURNING sequence
-            """
-        var first: Int64?
-        var last = handed
-        for try await sequence in try await connection.queryUnlessClosed(query, logger: logger).decode(Int64.self) {
-            first = min(first ?? sequence, sequence)
-            last = max(last, sequence)
-        }
-        guard let first else {
-            // Nothing after `handed`: a head beyond it means the events in between were deleted; a head before it, that
-            // the stream went back (its tables were recreated). Either way the group continues from the head.
-            guard head != handed else { return (handed, nil) }
-            return (head, StreamResync(stream: member.stream, lastDelivered: handed, resumesAfter: head))
-        }
-        guard first > handed + 1 else { return (last, nil) }
-        return (last, StreamResync(stream: member.stream, lastDelivered: handed, resumesAfter: first - 1))
-    }
-
-    /// Claims up to `limit` free claim rows in sequence order for `member`, skipping every row whose key an earlier
-    /// row held by another member (with a live lease) still has; returns the claimed events in sequence order, and the
-    /// sequences claimed whose events were deleted.
-    private func take(
-        upTo limit: Int64,
-        for member: StreamGroupSubscription,
-        on connection: PostgresConnection
-    ) async throws -> (events: [StreamEvent<ByteBuffer>], gone: [Int64]) {
-        // Materialised steps, each run once: a fresh claims table has no statistics, and the planner, taking it for
-        // one row, ran a correlated anti-join once per claim row (2–4 s per claim at a few hundred rows).
-        let query: PostgresQuery = """
-            WITH blocked AS MATERIALIZED (
-                SELECT key, min(sequence) AS first FROM \(unescaped: schema.claimsTable)
-                WHERE stream = \(member.stream) AND grp = \(member.group) AND key IS NOT NULL
-                    AND member <> \(member.member) AND lease_until >= now()
-                GROUP BY key
-            ), pick AS MATERIALIZED (
-                SELECT p.sequence FROM \(unescaped: schema.claimsTable) p LEFT JOIN blocked b ON b.key = p.key
-                WHERE p.stream = \(member.stream) AND p.grp = \(member.group)
-                    AND (p.member IS NULL OR (p.lease_until < now() AND p.member <> \(member.member)))
-                    AND (b.key IS NULL OR p.sequence < b.first)
-                ORDER BY p.sequence LIMIT \(limit)
-            )
-            UPDATE \(unescaped: schema.claimsTable) c
-            SET member = \(member.member), lease_until = now() + make_interval(secs => \(leaseSeconds)),
-                deliveries = c.deliveries + 1
-            FROM pick LEFT JOIN \(unescaped: schema.eventsTable) ev
-                ON ev.stream = \(member.stream) AND ev.sequence = pick.sequence
-            WHERE c.stream = \(member.stream) AND c.grp = \(member.group) AND c.sequence = pick.sequence
-            RETURNING c.sequence, c.deliveries, ev.payload, ev.published_at, ev.key
-            """
-        var events: [StreamEvent<ByteBuffer>] = []
-        var gone: [Int64] = []
-        let rows = try await connection.queryUnlessClosed(query, logger: logger)
-            .decode((Int64, Int32, ByteBuffer?, Date?, String?).self)
-        for try await (sequence, deliveries, payload, publishedAt, key) in rows {
-            guard let payload, let publishedAt else {
-                gone.append(sequence)
-                continue
-            }
-            events.append(
-                StreamEvent(
-                    stream: member.stream,
-                    sequence: sequence,
-                    publishedAt: publishedAt,
-                    key: key,
-                    value: payload,
-                    deliveryCount: Int(deliveries)
-                )
-            )
-        }
-        return (events.sorted { $0.sequence < $1.sequence }, gone.sorted())
     }
 }
 #endif

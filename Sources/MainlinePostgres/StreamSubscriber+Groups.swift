@@ -281,6 +281,7 @@ extension StreamSubscriber {
             registry.dueGroups.formUnion(registry.groups.keys)
             return Array(registry.groups.values)
         }
+        guard !members.isEmpty else { return }  // a subscriber without groups is not woken by the lease timer
         if renew { for member in members { member.state.withLock { $0.renewalDue = true } } }
         _ = registry.withLock { $0.wake?.yield() }
     }

@@ -55,30 +55,35 @@ extension StreamSubscriber {
     /// Writes, in one statement, the position of every stored subscription whose consumer took something since the
     /// last write (cancelled ones included, once). Runs on the reader task, or when the subscriber stops.
     func writePositions(on connection: PostgresConnection) async throws {
-        let subscriptions = registry.withLock { registry in
-            defer { registry.retired.removeAll() }
-            return Array(registry.subscriptions.values) + registry.retired
+        let (active, retired) = registry.withLock { registry in
+            (Array(registry.subscriptions.values), registry.retired)
         }
-        var names: [String] = []
-        var positions: [Int64] = []
+        // Retired first: a name cancelled and subscribed again is written with the active subscription's position.
+        let subscriptions = retired + active
+        // A cancelled subscription's last position is written once: it is forgotten only after the write succeeded.
+        let forgetRetired = {
+            guard !retired.isEmpty else { return }
+            self.registry.withLock { registry in registry.retired.removeAll { old in retired.contains { $0 === old } } }
+        }
+        var changed: [String: Int64] = [:]
         for subscription in subscriptions {
             guard let name = subscription.positionName else { continue }
             let taken = subscription.state.withLock { state in state.taken == state.stored ? nil : state.taken }
-            if let taken {
-                names.append(name)
-                positions.append(taken)
-            }
+            if let taken { changed[name] = taken }
         }
-        guard !names.isEmpty else { return }
+        let names = Array(changed.keys)
+        let positions = names.map { changed[$0] ?? 0 }
+        guard !names.isEmpty else { return forgetRetired() }
         let query: PostgresQuery = """
             UPDATE \(unescaped: schema.positionsTable) p SET last_sequence = v.last
             FROM unnest(\(names)::text[], \(positions)::bigint[]) AS v(name, last)
             WHERE p.name = v.name
             """
         _ = try await connection.queryUnlessClosed(query, logger: logger)
+        forgetRetired()
         for subscription in subscriptions {
-            guard let name = subscription.positionName, let index = names.firstIndex(of: name) else { continue }
-            subscription.state.withLock { $0.stored = positions[index] }
+            guard let name = subscription.positionName, let position = changed[name] else { continue }
+            subscription.state.withLock { $0.stored = position }
         }
     }
 
@@ -86,6 +91,9 @@ extension StreamSubscriber {
     /// group members' acknowledgements. Runs in a task of its own (the reader's is cancelled), and gives up with the
     /// connection.
     func writeBeforeStopping(on connection: PostgresConnection) async {
+        // The reader may have been cancelled inside a member's claim transaction: end it first (it claimed nothing the
+        // member knows of), or these writes would join it and be rolled back with it. Outside one, a warning only.
+        _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
         try? await writePositions(on: connection)
         for member in registry.withLock({ Array($0.groups.values) }) {
             let acknowledgements = member.state.withLock { $0.acknowledgements }

@@ -9,8 +9,13 @@ import PostgresNIO
 /// Reads named streams from PostgreSQL and places their events, in order and once each, into the mailboxes of its
 /// subscriptions.
 ///
-/// All operations on `StreamSubscriber` are thread-safe, except ``subscribe(to:from:decode:place:)`` and its
-/// overloads, which must be called on the main actor (where the mailboxes deliver).
+/// All operations on `StreamSubscriber` are thread-safe, except ``subscribe(to:from:decode:place:)``,
+/// ``subscribe(to:group:from:decode:place:)`` and their overloads, which must be called on the main actor (where the
+/// mailboxes deliver).
+///
+/// A plain subscription receives every event of its stream; a consumer group's members share it (see
+/// ``StreamGroupSubscription``). A subscription started ``StreamStart/stored(_:initially:)`` keeps its position in the
+/// database.
 ///
 /// A subscriber owns one dedicated connection (postgres-nio's pool cannot `LISTEN`). ``run()`` connects, `LISTEN`s,
 /// and only then reads every subscription's stream from its last sequence, so nothing committed while it was away

@@ -66,6 +66,71 @@ struct StreamGroupSubscriptionTests {
         }
     }
 
+    /// Leases are renewed while the member's process and connection live: a member slower than its lease keeps its
+    /// events, and the other member never receives them.
+    @Test func aSlowMemberWhoseProcessLivesKeepsItsEventsPastItsLease() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...20 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+            }
+            let options = testOptions { options in
+                options.groupLease = .milliseconds(600)
+                options.groupWindow = 10
+            }
+            let (slow, fast) = (
+                StreamSubscriber(configuration: cluster.configuration, options: options),
+                StreamSubscriber(configuration: cluster.configuration, options: options)
+            )
+            let slowMailbox = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
+            let fastMailbox = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
+            let slowMember = try slow.subscribe(to: "s", group: "g", from: .after(0), into: slowMailbox) {
+                try decodeText($0)
+            }
+            let fastMember = try fast.subscribe(to: "s", group: "g", from: .after(0), into: fastMailbox) {
+                try decodeText($0)
+            }
+            var held: [StreamEvent<String>] = []
+            var handled: [StreamEvent<String>] = []
+            try await whileRunning(slow) {
+                try await waitUntil("the slow member's window", state: { "\(slowMailbox.counts)" }) {
+                    slowMailbox.counts.accepted == 10
+                }
+                for case .event(let event) in slowMailbox.takeAll() { held.append(event) }
+                let claimed = try await query("SELECT extract(epoch FROM clock_timestamp())::float8", cluster)
+                try await whileRunning(fast) {
+                    // Two leases after the claim, the slow member's leases must have been renewed past it; had they
+                    // not, they would have expired, and the fast member (reclaiming every third of a lease) would
+                    // have received the events.
+                    let renewed: PostgresQuery = """
+                        SELECT count(*)::float8 FROM mainline_stream_claims
+                        WHERE member = \(slowMember.member) AND lease_until > to_timestamp(\(claimed + 1.2))
+                        """
+                    try await waitUntil(
+                        "the other events handled, and the slow member's leases renewed past two leases",
+                        state: { "handled \(handled.count); \(fastMember.counts); \(slowMember.counts)" }
+                    ) {
+                        for case .event(let event) in fastMailbox.takeAll() {
+                            handled.append(event)
+                            fastMember.acknowledge(event)
+                        }
+                        // A redelivery ends the wait too: then the expectations below say what went wrong.
+                        guard handled.count >= 10 else { return false }
+                        if fastMember.counts.redelivered > 0 { return true }
+                        return try await query(renewed, cluster) == 10
+                    }
+                    for event in held { slowMember.acknowledge(event) }
+                    try await waitUntil("every acknowledgement written", state: { "\(slowMember.counts)" }) {
+                        try await query("SELECT count(*)::float8 FROM mainline_stream_claims", cluster) == 0
+                    }
+                }
+            }
+            #expect(held.map(\.sequence) == Array(1...10))
+            #expect(handled.map(\.sequence).sorted() == Array(11...20))
+            #expect(fastMember.counts.redelivered == 0 && fastMailbox.counts.accepted == 10)
+            #expect(slowMember.counts.staleAcknowledgements == 0 && slowMember.counts.acknowledged == 10)
+        }
+    }
+
     @Test func misusedGroupSubscriptionsAreTypedErrors() throws {
         let subscriber = StreamSubscriber(
             configuration: .init(host: "localhost", username: "u", password: nil, database: nil, tls: .disable)
@@ -91,6 +156,18 @@ struct StreamGroupSubscriptionTests {
         } throws: { error in
             guard case .mailboxAlreadyTracked = error as? StreamError else { return false }
             return true
+        }
+    }
+
+    /// The one number `query` answers, on a connection of its own.
+    private func query(_ query: PostgresQuery, _ cluster: PostgresTestCluster) async throws -> Double {
+        try await cluster.withConnection { connection in
+            var value = 0.0
+            for try await number in try await connection.query(query, logger: .init(label: "test")).decode(Double.self)
+            {
+                value = number
+            }
+            return value
         }
     }
 
