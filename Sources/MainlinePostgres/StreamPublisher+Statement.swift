@@ -134,9 +134,10 @@ extension StreamPublisher {
         return Written(sequences: sequences, inserted: inserted)
     }
 
-    /// ``write(_:to:on:schema:remaining:logger:)`` for messages without idempotency keys: the same effect, from a
-    /// statement far cheaper to plan and run (no lookups of keys, no numbering window): the common case, measured at
-    /// a quarter of the commit rate with the general statement on a loaded machine.
+    /// ``write(_:to:on:schema:remaining:logger:)`` for messages without idempotency keys, the common case: the same
+    /// effect from a statement half as costly to the server (no lookups of keys, no numbering window). `EXPLAIN
+    /// ANALYZE` of one event on the loaded 2-core machine: 0.31 ms planning + 0.21 ms running, against 0.68 + 0.48
+    /// for the general statement (and 0.19 + 0.15 for the one-event statement before group commit).
     private static func writeWithoutIdempotencyKeys(
         payloads: [ByteBuffer],
         keys: [String],
