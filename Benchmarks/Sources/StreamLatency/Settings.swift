@@ -12,6 +12,10 @@ struct Settings: Sendable {
     var seconds = 10.0
     /// Publishing tasks of the flood (sustained) phase.
     var tasks = 8
+    /// Publishing tasks of the batched peer's sustained phase.
+    var batchedTasks = 64
+    /// Events per `publish(contentsOf:)` call of the batched peer (1: plain `publish`).
+    var batch = 1
     /// Seconds of warm-up in the flood phase.
     var sustainedWarmUp = 1.0
     /// Seconds measured in the flood phase.
@@ -19,7 +23,7 @@ struct Settings: Sendable {
     /// The longest wait, after the publisher exits, for the last events to arrive.
     var drainTimeout = Duration.seconds(30)
     /// The peers, in the order they run.
-    var peers: [Peer] = [.mainline, .notify]
+    var peers: [Peer] = [.mainline, .batched, .notify]
     /// The target of the issue: p99 of the Mainline peer at 1,000 events/s, in nanoseconds.
     var targetP99: Int64 = 50_000_000
 
@@ -29,26 +33,33 @@ struct Settings: Sendable {
         warmUp = try arguments.value("warm-up", default: warmUp)
         seconds = try arguments.value("seconds", default: seconds)
         tasks = try arguments.value("tasks", default: tasks)
+        batchedTasks = try arguments.value("batched-tasks", default: batchedTasks)
+        batch = try arguments.value("batch", default: batch)
         sustainedWarmUp = try arguments.value("sustained-warm-up", default: sustainedWarmUp)
         sustainedSeconds = try arguments.value("sustained-seconds", default: sustainedSeconds)
         drainTimeout = .seconds(try arguments.value("drain-timeout", default: 30))
-        let peerNames: String = try arguments.value("peers", default: "mainline,notify")
+        let peerNames: String = try arguments.value("peers", default: "mainline,batched,notify")
         peers = try peerNames.split(separator: ",").map { (name) throws(Arguments.Invalid) -> Peer in
             guard let peer = Peer(rawValue: String(name)) else {
                 throw Arguments.Invalid(description: "--peers: unknown peer \(name)")
             }
             return peer
         }
-        guard rate > 0, tasks > 0, seconds > 0, sustainedSeconds > 0 else {
-            throw Arguments.Invalid(description: "--rate, --tasks, --seconds and --sustained-seconds must be positive")
+        guard rate > 0, tasks > 0, batchedTasks > 0, batch > 0, seconds > 0, sustainedSeconds > 0 else {
+            throw Arguments.Invalid(
+                description: "--rate, --tasks, --batched-tasks, --batch, --seconds and --sustained-seconds must be "
+                    + "positive"
+            )
         }
     }
 
-    /// The publishing process's options for a phase of `shape`, apart from where to publish.
-    func loadArguments(for shape: LoadShape) -> [String] {
+    /// The publishing process's options for `peer`'s phase of `shape`, apart from where to publish.
+    func loadArguments(for shape: LoadShape, peer: Peer) -> [String] {
         switch shape {
         case .paced: ["--rate", "\(rate)", "--warm-up", "\(warmUp)", "--seconds", "\(seconds)"]
-        case .flood: ["--tasks", "\(tasks)", "--warm-up", "\(sustainedWarmUp)", "--seconds", "\(sustainedSeconds)"]
+        case .flood:
+            ["--tasks", "\(peer == .batched ? batchedTasks : tasks)", "--batch", "\(peer == .batched ? batch : 1)"]
+                + ["--warm-up", "\(sustainedWarmUp)", "--seconds", "\(sustainedSeconds)"]
         }
     }
 }

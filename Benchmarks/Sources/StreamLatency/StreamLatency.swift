@@ -6,10 +6,12 @@
 //   --warm-up 2             seconds of warm-up before the measured events (latency phase)
 //   --seconds 10            seconds measured (latency phase)
 //   --tasks 8               publishing tasks of the sustained phase
+//   --batched-tasks 64      publishing tasks of the batched peer's sustained phase (group commit)
+//   --batch 1               events per publish(contentsOf:) call of the batched peer (1: plain publish)
 //   --sustained-warm-up 1   seconds of warm-up (sustained phase)
 //   --sustained-seconds 5   seconds measured (sustained phase)
 //   --drain-timeout 30      seconds to wait for the last events after the publisher exits
-//   --peers mainline,notify the peers, in order
+//   --peers mainline,batched,notify  the peers, in order (batched runs in the sustained phase only)
 //
 // Starts a throwaway PostgreSQL cluster, then per phase and peer: the receiver here, the publisher (`stream-load`) as
 // a child process. Prints Markdown tables (Benchmarks/README.md explains them). Exits 1 when a peer's books do not
@@ -41,7 +43,7 @@ enum StreamLatency {
                         + "\(ProcessInfo.processInfo.activeProcessorCount) cores, load 1 min \(loadAverage() ?? 0)"
                 )
                 var latency: [PhaseResult] = []
-                for peer in settings.peers {
+                for peer in settings.peers where peer != .batched {
                     latency.append(try await runPhase(peer, .paced, on: cluster, settings: settings))
                 }
                 var sustained: [PhaseResult] = []

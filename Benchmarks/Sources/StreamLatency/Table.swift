@@ -74,7 +74,8 @@ enum Table {
     static func sustained(_ results: [PhaseResult], settings: Settings) -> String {
         var lines = [
             "Sustained rate, one stream, \(settings.tasks) publishing tasks as fast as they can "
-                + "(\(settings.sustainedWarmUp) s warm-up, \(settings.sustainedSeconds) s measured)",
+                + "(\(settings.sustainedWarmUp) s warm-up, \(settings.sustainedSeconds) s measured); batched: "
+                + "\(settings.batchedTasks) tasks, \(settings.batch) event\(settings.batch == 1 ? "" : "s") per call",
             "",
             "| peer | published/s | delivered/s | lag at end (ms) | kept up | lost / dup / out of order | load 1 min |",
             "|---|---|---|---|---|---|---|",
@@ -99,6 +100,9 @@ enum Table {
         ]
         if let mainline = of(.mainline, sustained), let notify = of(.notify, sustained) {
             parts.append("sustained rate \(ratio(mainline.deliveredPerSecond / notify.deliveredPerSecond))×")
+        }
+        if let batched = of(.batched, sustained), let notify = of(.notify, sustained) {
+            parts.append("batched sustained rate \(ratio(batched.deliveredPerSecond / notify.deliveredPerSecond))×")
         }
         return "Mainline / NOTIFY: " + parts.joined(separator: ", ")
     }

@@ -1,17 +1,19 @@
 import Foundation
 import StreamWire
 
-/// As fast as it can: `tasks` tasks, each starting its next event as soon as its last one returned, for
-/// `warmUpSeconds + seconds`; events started after the warm-up are measured.
+/// As fast as it can: `tasks` tasks, each starting its next call (of `batch` events) as soon as its last one returned,
+/// for `warmUpSeconds + seconds`; events started after the warm-up are measured.
 ///
 /// - Parameters:
 ///   - tasks: How many publishing calls are in flight at once.
+///   - batch: Events per call.
 ///   - warmUpSeconds: Seconds of warm-up events.
 ///   - seconds: Seconds of measured events.
 ///   - publish: The peer's call.
 ///   - tally: Where the results go.
 func runFlood(
     tasks: Int,
+    batch: Int = 1,
     warmUpSeconds: Double,
     seconds: Double,
     publish: @escaping PublishCall,
@@ -29,10 +31,13 @@ func runFlood(
                 while true {
                     let began = monotonicNanoseconds()
                     if began >= end { return }
-                    let stamp = Stamp(index: indices.next(), isWarmUp: began < measuredFrom, publishedAt: began)
+                    let stamps = (0..<batch).map { _ in
+                        Stamp(index: indices.next(), isWarmUp: began < measuredFrom, publishedAt: began)
+                    }
                     do {
-                        try await publish(stamp)
-                        tally.committed(stamp, at: monotonicNanoseconds())
+                        try await publish(stamps)
+                        let committed = monotonicNanoseconds()
+                        for stamp in stamps { tally.committed(stamp, at: committed) }
                     } catch {
                         tally.failed(error)
                         return

@@ -35,7 +35,7 @@ func runPaced(
                     tally.started(late: began - deadline)
                     let stamp = Stamp(index: index, isWarmUp: index < warmUpCount, publishedAt: began)
                     do {
-                        try await publish(stamp)
+                        try await publish([stamp])
                         tally.committed(stamp, at: monotonicNanoseconds())
                     } catch {
                         tally.failed(error)

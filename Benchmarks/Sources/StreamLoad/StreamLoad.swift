@@ -1,7 +1,7 @@
 // stream-load: the publishing process of the stream-latency benchmark (started by it; not run by hand).
 //
-//     stream-load --peer mainline|notify --shape paced|flood --port <port> --database <name> --target <stream|channel>
-//                 [--rate 1000] [--tasks 8] [--warm-up 2] [--seconds 10]
+//     stream-load --peer mainline|batched|notify --shape paced|flood --port <port> --database <name> --target <stream|channel>
+//                 [--rate 1000] [--tasks 8] [--batch 1] [--warm-up 2] [--seconds 10]
 //
 // Publishes through a PostgresClient pool (paced: open loop at --rate; flood: --tasks calls in flight), then prints
 // one LoadReport line and exits 0; exits 1 if any publishing call failed (after printing the report and the error).
@@ -36,6 +36,7 @@ enum StreamLoad {
             let seconds: Double = try arguments.value("seconds", default: 10)
             let rate: Int = try arguments.value("rate", default: 1_000)
             let tasks: Int = try arguments.value("tasks", default: 8)
+            let batch: Int = try arguments.value("batch", default: 1)
             await withDiscardingTaskGroup { group in
                 group.addTask { await client.run() }
                 switch shape {
@@ -44,6 +45,7 @@ enum StreamLoad {
                 case .flood:
                     await runFlood(
                         tasks: tasks,
+                        batch: batch,
                         warmUpSeconds: warmUp,
                         seconds: seconds,
                         publish: publish,
