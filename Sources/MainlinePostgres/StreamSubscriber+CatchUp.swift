@@ -114,24 +114,32 @@ extension StreamSubscriber {
                         state.cursor = event.sequence
                         state.counts.undecodable += 1
                     }
-                    Counter(
-                        label: "mainline_stream_bad_input",
-                        dimensions: [("kind", "undecodable_payload")],
-                        factory: metricsFactory
-                    )
-                    .increment()
-                    let reported = StreamError.undecodablePayload(
-                        stream: stream,
-                        sequence: event.sequence,
-                        underlying: error
-                    )
-                    logger.warning("stream subscriber: skipped an event", metadata: ["error": "\(reported)"])
+                    reportUndecodable(event, of: stream, error: error, "stream subscriber: skipped an event")
                 }
                 cursor = event.sequence
             }
             if events.count < options.batchSize { return .done }
         }
         return .done
+    }
+
+    /// Counts (`mainline_stream_bad_input`, kind `undecodable_payload`) and logs an event of `stream` whose payload
+    /// `error` kept from decoding; `metadata` adds to the log line's.
+    func reportUndecodable(
+        _ event: StreamEvent<ByteBuffer>,
+        of stream: String,
+        error: any Error,
+        _ message: Logger.Message,
+        metadata: Logger.Metadata = [:]
+    ) {
+        Counter(
+            label: "mainline_stream_bad_input",
+            dimensions: [("kind", "undecodable_payload")],
+            factory: metricsFactory
+        )
+        .increment()
+        let reported = StreamError.undecodablePayload(stream: stream, sequence: event.sequence, underlying: error)
+        logger.warning(message, metadata: metadata.merging(["error": "\(reported)"]) { _, new in new })
     }
 
     /// Records that `event` (of `subscription`'s stream) is in the mailbox: the position, the counts, the metrics.

@@ -47,20 +47,12 @@ extension StreamSubscriber {
                     state.acknowledgements.append(event.sequence)
                     state.counts.undecodable += 1
                 }
-                Counter(
-                    label: "mainline_stream_bad_input",
-                    dimensions: [("kind", "undecodable_payload")],
-                    factory: metricsFactory
-                )
-                .increment()
-                let reported = StreamError.undecodablePayload(
-                    stream: member.stream,
-                    sequence: event.sequence,
-                    underlying: error
-                )
-                logger.warning(
+                reportUndecodable(
+                    event,
+                    of: member.stream,
+                    error: error,
                     "stream subscriber: skipped (and acknowledged) a group's event",
-                    metadata: ["error": "\(reported)", "group": "\(member.group)"]
+                    metadata: ["group": "\(member.group)"]
                 )
             }
         }

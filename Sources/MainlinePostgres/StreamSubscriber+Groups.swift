@@ -207,15 +207,8 @@ extension StreamSubscriber {
                     + ".oldestAvailable or .after(_:) for where a new group starts"
             )
         }
-        @Sendable func offer(_ delivery: StreamDelivery<Value>) -> StreamSubscription._Placement {
-            if place(delivery) { return .placed }
-            guard let wait else { return .refused }
-            return .mustWait(send: { try await wait(delivery) })
-        }
-        let id = registry.withLock { registry in
-            defer { registry.nextID += 1 }
-            return registry.nextID
-        }
+        let offer = Self.offering(place: place, wait: wait)
+        let id = nextSubscriptionID()
         let member = StreamGroupSubscription(
             stream: stream,
             group: group,
@@ -225,24 +218,10 @@ extension StreamSubscriber {
             id: id,
             window: options.groupWindow,
             placeEvent: { raw in
-                let value: Value
-                do {
-                    value = try decode(raw.value)
-                } catch {
-                    return .undecodable(error)
+                switch Self.decoding(raw, with: decode) {
+                case .success(let event): offer(.event(event))
+                case .failure(let error): .undecodable(error)
                 }
-                return offer(
-                    .event(
-                        StreamEvent(
-                            stream: raw.stream,
-                            sequence: raw.sequence,
-                            publishedAt: raw.publishedAt,
-                            key: raw.key,
-                            value: value,
-                            deliveryCount: raw.deliveryCount
-                        )
-                    )
-                )
             },
             placeResync: { offer(.resync($0)) },
             wakeReader: { [weak self] in self?.markGroupDue($0) }

@@ -153,36 +153,18 @@ public final class StreamSubscriber: Sendable {
     ) throws(StreamError) -> StreamSubscription {
         try StreamSchema.validate(stream: stream)
         if case .stored(let name, let initially) = start { try validateStored(name, initially: initially, of: stream) }
-        /// What became of `delivery` offered to `place`.
-        @Sendable func offer(_ delivery: StreamDelivery<Value>) -> StreamSubscription._Placement {
-            if place(delivery) { return .placed }
-            guard let wait else { return .refused }
-            return .mustWait(send: { try await wait(delivery) })
-        }
-        let id = registry.withLock { registry in
-            defer { registry.nextID += 1 }
-            return registry.nextID
-        }
+        let offer = Self.offering(place: place, wait: wait)
+        let id = nextSubscriptionID()
         let subscription = StreamSubscription(
             stream: stream,
             start: start,
             tracksTakes: observeTakes != nil,
             id: id,
             placeEvent: { raw in
-                let value: Value
-                do {
-                    value = try decode(raw.value)
-                } catch {
-                    return .undecodable(error)
+                switch Self.decoding(raw, with: decode) {
+                case .success(let event): offer(.event(event))
+                case .failure(let error): .undecodable(error)
                 }
-                let event = StreamEvent(
-                    stream: raw.stream,
-                    sequence: raw.sequence,
-                    publishedAt: raw.publishedAt,
-                    key: raw.key,
-                    value: value
-                )
-                return offer(.event(event))
             },
             placeResync: { offer(.resync($0)) },
             onCancel: { [weak self] in self?.remove($0) }
@@ -228,6 +210,44 @@ public final class StreamSubscriber: Sendable {
             registry.subscriptions.values.first { $0.positionName == name && !$0.isCancelled }
         }
         if let other { throw .positionNameInUse(name, stream: stream, otherStream: other.stream) }
+    }
+
+    /// The next subscription's id (plain subscriptions and group members share the numbering). Thread-safe.
+    func nextSubscriptionID() -> Int {
+        registry.withLock { registry in
+            defer { registry.nextID += 1 }
+            return registry.nextID
+        }
+    }
+
+    /// What becomes of a delivery offered to `place`: placed, refused, or — when `place` refuses and `wait` is given —
+    /// waiting for room through `wait`. Thread-safe.
+    static func offering<Value: Sendable>(
+        place: @escaping @Sendable (StreamDelivery<Value>) -> Bool,
+        wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)?
+    ) -> @Sendable (StreamDelivery<Value>) -> StreamSubscription._Placement {
+        { delivery in
+            if place(delivery) { return .placed }
+            guard let wait else { return .refused }
+            return .mustWait(send: { try await wait(delivery) })
+        }
+    }
+
+    /// `raw` with its payload decoded by `decode` (everything else kept: key, delivery count), or the decoder's error.
+    static func decoding<Value: Sendable>(
+        _ raw: StreamEvent<ByteBuffer>,
+        with decode: (ByteBuffer) throws -> Value
+    ) -> Result<StreamEvent<Value>, any Error> {
+        Result {
+            StreamEvent(
+                stream: raw.stream,
+                sequence: raw.sequence,
+                publishedAt: raw.publishedAt,
+                key: raw.key,
+                value: try decode(raw.value),
+                deliveryCount: raw.deliveryCount
+            )
+        }
     }
 
     private func remove(_ subscription: StreamSubscription) {
