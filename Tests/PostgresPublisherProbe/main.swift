@@ -71,7 +71,11 @@ let client = PostgresClient(
         tls: .disable
     )
 )
-let publisher = StreamPublisher(client: client)
+// No deadline to speak of: the tests that run this probe wait on its progress, and a loaded machine starting many
+// clusters at once can take longer than the default 10 s for a first publish.
+var publisherOptions = StreamPublisher.Options()
+publisherOptions.publishTimeout = .seconds(300)
+let publisher = StreamPublisher(client: client, options: publisherOptions)
 do {
     MainLoop.main.attachAsGuest()
     let seen = Seen()

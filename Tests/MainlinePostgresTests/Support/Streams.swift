@@ -24,13 +24,22 @@ func testOptions(_ change: (inout StreamSubscriber.Options) -> Void = { _ in }) 
     return options
 }
 
+/// Publisher options for tests that are not about deadlines: the default 10 s deadline, generous on a service,
+/// is not on a 2-core machine whose first minute of tests starts dozens of clusters at once (CI saw first publishes
+/// refused after 10 s there, and the test was not about that). Deadline tests pass their own `timeout:`.
+func testPublisherOptions() -> StreamPublisher.Options {
+    var options = StreamPublisher.Options()
+    options.publishTimeout = .seconds(300)
+    return options
+}
+
 /// Runs `body` with a publisher whose connection pool runs beside it.
 @MainActor
 @discardableResult
 func withPublisher<T>(
     _ cluster: PostgresTestCluster,
     schema: StreamSchema = .default,
-    options: StreamPublisher.Options = StreamPublisher.Options(),
+    options: StreamPublisher.Options = testPublisherOptions(),
     metricsFactory: any MetricsFactory = MetricsSystem.factory,
     _ body: @MainActor (StreamPublisher) async throws -> T
 ) async throws -> T {
