@@ -62,20 +62,34 @@ extension StreamSubscriber {
             VALUES (\(member.stream), \(member.group), \(position), \(position)) ON CONFLICT DO NOTHING
             """
         _ = try await connection.queryUnlessClosed(create, logger: logger)
+        try await handBackUnplaced(member, on: connection)
+        member.state.withLock { $0.mustJoin = false }
+        try await renewLeases(of: member, on: connection)
+    }
+
+    /// Hands back to the group, uncounted (its delivery count goes back down), what `member` claimed but has not
+    /// placed in its mailbox, forgets it, and hints the other members if there was any; what it placed it keeps.
+    ///
+    /// On joining, this drops what an earlier connection claimed; on stopping, it lets the other members take at once
+    /// what this one will not place, instead of at its lease's end.
+    func handBackUnplaced(_ member: StreamGroupSubscription, on connection: PostgresConnection) async throws {
         let keep = member.state.withLock { state in
             // A delivery waiting for room stays: its sender task holds it.
             state.backlog.removeLast(state.waiting == nil ? state.backlog.count : state.backlog.count - 1)
             return state.held
         }
         let release: PostgresQuery = """
-            UPDATE \(unescaped: schema.claimsTable)
-            SET member = NULL, lease_until = NULL, deliveries = greatest(deliveries - 1, 0)
-            WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
-                AND NOT (sequence = ANY(\(keep)))
+            WITH released AS (
+                UPDATE \(unescaped: schema.claimsTable)
+                SET member = NULL, lease_until = NULL, deliveries = greatest(deliveries - 1, 0)
+                WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
+                    AND NOT (sequence = ANY(\(keep)))
+                RETURNING 1
+            )
+            SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream)))
+            FROM (SELECT 1 FROM released LIMIT 1) r
             """
         _ = try await connection.queryUnlessClosed(release, logger: logger)
-        member.state.withLock { $0.mustJoin = false }
-        try await renewLeases(of: member, on: connection)
     }
 
     /// Deletes the acknowledged claims (only where this member still holds them), and hints the other members when an

@@ -131,6 +131,59 @@ struct StreamGroupSubscriptionTests {
         }
     }
 
+    /// A subscriber that stops hands what its member claimed but never placed to the other members at once, not at
+    /// its lease's end; what it placed stays its own (its consumer may still acknowledge it through a later run).
+    @Test func aStoppingSubscriberHandsItsUnplacedClaimsToTheOtherMembersAtOnce() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for index in 1...10 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
+            }
+            // A lease far longer than the test: anything the other member receives was handed back, not expired.
+            let options = testOptions { options in
+                options.groupLease = .seconds(600)
+                options.groupWindow = 10
+            }
+            let (stopping, staying) = (
+                StreamSubscriber(configuration: cluster.configuration, options: options),
+                StreamSubscriber(configuration: cluster.configuration, options: options)
+            )
+            let small = BoundedMailbox<StreamDelivery<String>>(capacity: 3, overflow: .reject)
+            let large = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
+            let stoppingMember = try stopping.subscribe(to: "s", group: "g", from: .after(0), into: small) {
+                try decodeText($0)
+            }
+            let stayingMember = try staying.subscribe(to: "s", group: "g", from: .after(0), into: large) {
+                try decodeText($0)
+            }
+            try await whileRunning(stopping) {
+                try await waitUntil("the whole window claimed, three placed", state: { "\(stoppingMember.counts)" }) {
+                    let claimed = try await query(
+                        "SELECT count(*)::float8 FROM mainline_stream_claims WHERE member IS NOT NULL",
+                        cluster
+                    )
+                    return claimed == 10 && small.counts.accepted == 3 && stoppingMember.counts.refused > 0
+                }
+            }
+            var handled: [StreamEvent<String>] = []
+            try await whileRunning(staying) {
+                try await waitUntil("the seven unplaced events", state: { "\(stayingMember.counts)" }) {
+                    for case .event(let event) in large.takeAll() {
+                        handled.append(event)
+                        stayingMember.acknowledge(event)
+                    }
+                    return handled.count >= 7
+                }
+            }
+            #expect(handled.map(\.sequence).sorted() == Array(4...10))
+            #expect(handled.allSatisfy { $0.deliveryCount == 1 }, "never placed, so never delivered before")
+            let kept = try await query(
+                "SELECT count(*)::float8 FROM mainline_stream_claims WHERE member = \(stoppingMember.member)",
+                cluster
+            )
+            #expect(kept == 3, "the placed events stay the stopped member's until its lease ends")
+        }
+    }
+
     @Test func misusedGroupSubscriptionsAreTypedErrors() throws {
         let subscriber = StreamSubscriber(
             configuration: .init(host: "localhost", username: "u", password: nil, database: nil, tls: .disable)
