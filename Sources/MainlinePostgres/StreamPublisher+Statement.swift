@@ -178,13 +178,7 @@ extension StreamPublisher {
                     THEN \(deadlineMarker) END)::int
             FROM head
             """
-        var last: Int64?
-        for try await (value, _, _) in try await connection.query(query, logger: logger)
-            .decode((Int64, String?, Int32?).self)
-        {
-            last = value
-        }
-        guard let last else {
+        guard let last = try await lastSequence(of: query, on: connection, logger: logger) else {
             // Unreachable: the head's upsert returns its row or fails the statement.
             preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no head")
         }
@@ -222,17 +216,27 @@ extension StreamPublisher {
                     THEN \(deadlineMarker) END)::int
             FROM event
             """
-        var sequence: Int64?
-        for try await (value, _, _) in try await connection.query(query, logger: logger)
-            .decode((Int64, String?, Int32?).self)
-        {
-            sequence = value
-        }
-        guard let sequence else {
+        guard let sequence = try await lastSequence(of: query, on: connection, logger: logger) else {
             // Unreachable: the insert returns its row or fails the statement.
             preconditionFailure("BUG DETECTED: publishing to \(stream.debugDescription) returned no sequence")
         }
         return Written(sequences: [sequence], inserted: 1)
+    }
+
+    /// Runs a publishing statement whose rows are a sequence, the hint's `pg_notify` and the deadline check, and
+    /// returns the last row's sequence (`nil` if it returned no row).
+    private static func lastSequence(
+        of query: PostgresQuery,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Int64? {
+        var last: Int64?
+        for try await (value, _, _) in try await connection.query(query, logger: logger)
+            .decode((Int64, String?, Int32?).self)
+        {
+            last = value
+        }
+        return last
     }
 
     /// Whether `error` is the database refusing a statement that ran past its deadline

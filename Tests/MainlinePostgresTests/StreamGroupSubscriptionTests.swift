@@ -73,22 +73,9 @@ struct StreamGroupSubscriptionTests {
             try await withPublisher(cluster) { publisher in
                 for index in 1...20 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
             }
-            let options = testOptions { options in
-                options.groupLease = .milliseconds(600)
-                options.groupWindow = 10
-            }
-            let (slow, fast) = (
-                StreamSubscriber(configuration: cluster.configuration, options: options),
-                StreamSubscriber(configuration: cluster.configuration, options: options)
-            )
-            let slowMailbox = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
-            let fastMailbox = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
-            let slowMember = try slow.subscribe(to: "s", group: "g", from: .after(0), into: slowMailbox) {
-                try decodeText($0)
-            }
-            let fastMember = try fast.subscribe(to: "s", group: "g", from: .after(0), into: fastMailbox) {
-                try decodeText($0)
-            }
+            let (slow, fast) = twoSubscribers(cluster, lease: .milliseconds(600), window: 10)
+            let (slowMember, slowMailbox) = try member(of: slow, capacity: 100)
+            let (fastMember, fastMailbox) = try member(of: fast, capacity: 100)
             var held: [StreamEvent<String>] = []
             var handled: [StreamEvent<String>] = []
             try await whileRunning(slow) {
@@ -139,22 +126,9 @@ struct StreamGroupSubscriptionTests {
                 for index in 1...10 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "s") }
             }
             // A lease far longer than the test: anything the other member receives was handed back, not expired.
-            let options = testOptions { options in
-                options.groupLease = .seconds(600)
-                options.groupWindow = 10
-            }
-            let (stopping, staying) = (
-                StreamSubscriber(configuration: cluster.configuration, options: options),
-                StreamSubscriber(configuration: cluster.configuration, options: options)
-            )
-            let small = BoundedMailbox<StreamDelivery<String>>(capacity: 3, overflow: .reject)
-            let large = BoundedMailbox<StreamDelivery<String>>(capacity: 100, overflow: .reject)
-            let stoppingMember = try stopping.subscribe(to: "s", group: "g", from: .after(0), into: small) {
-                try decodeText($0)
-            }
-            let stayingMember = try staying.subscribe(to: "s", group: "g", from: .after(0), into: large) {
-                try decodeText($0)
-            }
+            let (stopping, staying) = twoSubscribers(cluster, lease: .seconds(600), window: 10)
+            let (stoppingMember, small) = try member(of: stopping, capacity: 3)
+            let (stayingMember, large) = try member(of: staying, capacity: 100)
             try await whileRunning(stopping) {
                 try await waitUntil("the whole window claimed, three placed", state: { "\(stoppingMember.counts)" }) {
                     let claimed = try await query(
@@ -213,6 +187,35 @@ struct StreamGroupSubscriptionTests {
     }
 
     /// The one number `query` answers, on a connection of its own.
+    /// A member of group "g" of stream "s" (from its start) in `subscriber`, into a new text mailbox of `capacity`
+    /// that refuses when full.
+    private func member(
+        of subscriber: StreamSubscriber,
+        capacity: Int
+    ) throws -> (StreamGroupSubscription, BoundedMailbox<StreamDelivery<String>>) {
+        let mailbox = BoundedMailbox<StreamDelivery<String>>(capacity: capacity, overflow: .reject)
+        let member = try subscriber.subscribe(to: "s", group: "g", from: .after(0), into: mailbox) {
+            try decodeText($0)
+        }
+        return (member, mailbox)
+    }
+
+    /// Two subscribers of `cluster` whose members have `lease` and `window`.
+    private func twoSubscribers(
+        _ cluster: PostgresTestCluster,
+        lease: Duration,
+        window: Int
+    ) -> (StreamSubscriber, StreamSubscriber) {
+        let options = testOptions { options in
+            options.groupLease = lease
+            options.groupWindow = window
+        }
+        return (
+            StreamSubscriber(configuration: cluster.configuration, options: options),
+            StreamSubscriber(configuration: cluster.configuration, options: options)
+        )
+    }
+
     private func query(_ query: PostgresQuery, _ cluster: PostgresTestCluster) async throws -> Double {
         try await cluster.withConnection { connection in
             var value = 0.0
