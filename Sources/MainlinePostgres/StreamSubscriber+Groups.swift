@@ -78,15 +78,13 @@ extension StreamSubscriber {
         into mailbox: BoundedMailbox<StreamDelivery<Value>>,
         decode: @escaping @Sendable (ByteBuffer) throws -> Value
     ) throws(StreamError) -> StreamGroupSubscription {
-        let wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)? =
-            mailbox.overflowPolicy == .suspend ? { @Sendable in _ = try await mailbox.send($0) } : nil
-        return try registerMember(
+        try registerMember(
             stream: stream,
             group: group,
             start: start,
             decode: decode,
             place: { mailbox.place($0) },
-            wait: wait,
+            wait: mailbox.sendWaitingForRoom,
             observeTakes: { mailbox._observeTakes($0) }
         )
     }

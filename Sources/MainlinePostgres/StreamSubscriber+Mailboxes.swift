@@ -31,14 +31,12 @@ extension StreamSubscriber {
         into mailbox: BoundedMailbox<StreamDelivery<Value>>,
         decode: @escaping @Sendable (ByteBuffer) throws -> Value
     ) throws(StreamError) -> StreamSubscription {
-        let wait: (@Sendable (StreamDelivery<Value>) async throws -> Void)? =
-            mailbox.overflowPolicy == .suspend ? { @Sendable in _ = try await mailbox.send($0) } : nil
-        return try register(
+        try register(
             stream: stream,
             start: start,
             decode: decode,
             place: { mailbox.place($0) },
-            wait: wait,
+            wait: mailbox.sendWaitingForRoom,
             observeTakes: start.isStored ? { mailbox._observeTakes($0) } : nil
         )
     }
