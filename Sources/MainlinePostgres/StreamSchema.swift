@@ -71,7 +71,8 @@ public struct StreamSchema: Sendable, Hashable {
 
     /// Creates the tables and their indexes if they don't exist, and adds the columns that tables made by an older
     /// version lack. Safe to run concurrently from several processes
-    /// (it takes a transaction-scoped advisory lock), and cheap when they exist.
+    /// (it takes a transaction-scoped advisory lock), and cheap when they exist: it then takes no table lock, so it
+    /// does not wait for open publishing transactions.
     ///
     /// ``StreamSubscriber`` runs it on every connection and ``StreamPublisher`` before its first publish; call it
     /// yourself to create the tables ahead of time (a migration).
@@ -112,28 +113,38 @@ public struct StreamSchema: Sendable, Hashable {
             """,
             "CREATE INDEX IF NOT EXISTS \(publishedKeysTable)_published_at ON \(publishedKeysTable) (published_at)",
         ]
-        let addKey = "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text"
         try await connection.withTransaction(logger: logger) { transaction in
             for statement in statements + groupAndPositionStatements {
-                // `ALTER TABLE` takes the table's ACCESS EXCLUSIVE lock even when the column exists, so it would wait
-                // for every open publishing transaction and stop every reader and writer behind it; this runs on every
-                // subscriber's connection. Only a table that lacks the column (made by an older version) needs it.
-                if statement == addKey, try await hasKeyColumn(on: transaction, logger: logger) { continue }
+                if try await isDone(statement, on: transaction, logger: logger) { continue }
                 try await transaction.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
         }
     }
 
-    /// Whether the events table has its `key` column (it was made by this version, or altered already).
-    private func hasKeyColumn(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let query: PostgresQuery = """
-            SELECT count(*) FROM pg_attribute
-            WHERE attrelid = to_regclass(\(eventsTable)) AND attname = 'key' AND NOT attisdropped
-            """
+    /// Whether `statement` (of ``create(on:logger:)``) would change nothing but still lock a table: `ALTER TABLE`
+    /// takes the table's ACCESS EXCLUSIVE lock, and `CREATE INDEX` its SHARE lock, even when the column or the index
+    /// exists. Either would wait for every open publishing transaction (an outbox transaction can stay open a while)
+    /// and stop every reader and writer queued behind it, and this runs on every subscriber's (re)connection. So the
+    /// catalog is asked first; only a database that lacks them (new, or made by an older version) runs them.
+    private func isDone(_ statement: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let query: PostgresQuery
+        if statement == "ALTER TABLE \(eventsTable) ADD COLUMN IF NOT EXISTS key text" {
+            query = """
+                SELECT count(*) FROM pg_attribute
+                WHERE attrelid = to_regclass(\(eventsTable)) AND attname = 'key' AND NOT attisdropped
+                """
+        } else if statement.hasPrefix(Self.createIndex) {
+            let name = String(statement.dropFirst(Self.createIndex.count).prefix { $0 != " " })
+            query = "SELECT count(*) FROM pg_class WHERE oid = to_regclass(\(name))"
+        } else {
+            return false  // `CREATE TABLE IF NOT EXISTS` and the advisory lock take no table's lock.
+        }
         var count: Int64 = 0
         for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { count = value }
         return count > 0
     }
+
+    private static let createIndex = "CREATE INDEX IF NOT EXISTS "
 
     /// Checks that `stream` can name a stream: not empty, at most ``maximumStreamNameLength`` UTF-8 bytes, no control
     /// character. Publishing and subscribing check it too; call it to refuse a name from outside early (a topic a

@@ -143,6 +143,35 @@ struct StreamPublisherTests {
         }
     }
 
+    /// The tables' creation runs on every subscriber's connection and every publisher's first use; with the tables in
+    /// place it must take no table lock, or it would wait for an outbox transaction left open (and stop every writer
+    /// queued behind it).
+    @Test func aSubscriberConnectsAndAPublisherStartsWhileAnOutboxTransactionIsOpen() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let logger = Logger(label: "test")
+            _ = try await whileListening(to: "s", on: cluster) { _ in }  // the tables, indexes and key column exist
+            try await cluster.withConnection { outbox in
+                try await outbox.query("BEGIN", logger: logger)
+                try await StreamPublisher.publish(ByteBuffer(string: "open"), to: "s", on: outbox, logger: logger)
+                let subscriber = StreamSubscriber(configuration: cluster.configuration, options: testOptions())
+                let collector = Collector()
+                _ = try subscriber.subscribe(to: "s", from: .after(0), into: collector.mailbox, decode: decodeText)
+                try await whileRunning(subscriber) {
+                    try await waitUntil("the subscriber listening while the transaction is open") {
+                        subscriber.counts.isConnected
+                    }
+                    let other = try await withPublisher(cluster) { try await $0.publish(bytes: [1], to: "other") }
+                    #expect(other == 1)
+                    try await outbox.query("COMMIT", logger: logger)
+                    try await waitUntil("the outbox's event", state: { collector.progress }) {
+                        collector.events.count == 1
+                    }
+                }
+                #expect(collector.values == ["open"])
+            }
+        }
+    }
+
     @Test func lastSequenceIsWhereASubscriptionStartsToMissNothingPublishedFromNowOn() async throws {
         try await PostgresTestCluster.with { cluster in
             try await withPublisher(cluster) { publisher in
