@@ -1,0 +1,34 @@
+/// The group mode's table.
+extension Table {
+    /// Events handled by two members, for each peer without and with a `kill -9`, and the ratio.
+    static func group(_ results: [GroupResult], settings: Settings) -> String {
+        var lines = [
+            "Consumer group beside a FOR UPDATE SKIP LOCKED queue: \(settings.groupEvents) events written beforehand, "
+                + "2 member processes, batches of \(settings.groupBatch) (group window / LIMIT k), group lease "
+                + "\(settings.groupLease) s; events/s from the first handling until the database shows every event "
+                + "acknowledged (committed); with a kill, the time includes the wait for the takeover (for the group, its lease)",
+            "",
+            "| peer | kill -9 | events/s | time (ms) | mean batch | handled by member 1 / 2 | lost | handled twice "
+                + "| redelivered (deliveryCount > 1) | takeover after the kill (ms) | load 1 min |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for result in results {
+            let perSecond = result.killsOne ? "—" : result.perSecond.map { rate($0) } ?? "—"
+            let time = result.duration.map { ms($0) } ?? "did not drain"
+            let members = result.handledPerMember.map { "\($0)" }.joined(separator: " / ")
+            let takeover = result.killsOne ? result.takeover.map { ms($0) } ?? "— (none held)" : "—"
+            lines.append(
+                "| \(result.peer.rawValue) | \(result.killsOne ? "member 1" : "no") | \(perSecond) | \(time) "
+                    + "| \(ratio(result.meanBatch)) | \(members) | \(result.lost) | \(result.handledTwice) "
+                    + "| \(result.redelivered.map { "\($0)" } ?? "—") | \(takeover) | \(load(result.load)) |"
+            )
+        }
+        func clean(_ peer: GroupPeer) -> Double? {
+            results.first { $0.peer == peer && !$0.killsOne }?.perSecond
+        }
+        if let mainline = clean(.mainline), let queue = clean(.skipLocked) {
+            lines += ["", "Mainline group / skip-locked: events/s \(ratio(mainline / queue))×"]
+        }
+        return lines.joined(separator: "\n")
+    }
+}
