@@ -99,6 +99,10 @@ private func measure(
     let peer = backlog.peer
     let loadBefore = loadAverage()
     let tally = GroupTally(members: 2, events: backlog.events)
+    try await DatabaseActivity.waitForOtherBackends(on: connection)  // the publisher's pool, closing
+    let activityBefore = try await DatabaseActivity.read(on: connection)
+    // Counted from the reading's second statement on: see DatabaseActivity.read(on:).
+    var ownTransactions = 1
     let (members, go) = try startMembers(
         peer,
         target: backlog.target,
@@ -114,20 +118,38 @@ private func measure(
         for (index, member) in members.enumerated() where !tally.hasEnded(index) { member.send(SIGKILL) }
     }
     try await wait(for: tally.allReady, peer: peer, reason: "not ready after 30 s", timeout: .seconds(30))
+    let backends = try await DatabaseActivity.otherBackends(on: connection)
+    ownTransactions += 1
+    let cpuAtGo = sample(members.map(\.pid), backends)
     close(go)
     hasGone = true
+    var cpuAtDrain: (members: [pid_t: Double], backends: [pid_t: Double]) = ([:], [:])
     var killedAt: Int64?
     var drainedAt: Int64?
+    var allHandled: ContinuousClock.Instant?
+    var nextDrainCheck = ContinuousClock.now
     let deadline = ContinuousClock.now + settings.drainTimeout + .seconds(settings.groupLease * 2)
     while ContinuousClock.now < deadline {
         if killsOne, killedAt == nil, tally.hasStalled(0) {
             members[0].send(SIGKILL)
             killedAt = monotonicNanoseconds()
         }
-        // The database is asked only once every event was handled: polling does not compete with the members.
-        if tally.handledDistinct == backlog.events, try await backlog.isDrained(on: connection) {
-            drainedAt = monotonicNanoseconds()
-            break
+        // The database is asked only once every event was handled, so polling does not compete with the members: every
+        // 2 ms for 100 ms (the last acknowledgements follow the last handling by a round trip or two), then every 250 ms
+        // (a killed member's events wait for their lease), so that the polls hardly count in the database's activity.
+        if tally.handledDistinct == backlog.events {
+            let now = ContinuousClock.now
+            let since = allHandled ?? now
+            allHandled = since
+            if now >= nextDrainCheck {
+                ownTransactions += 1
+                if try await backlog.isDrained(on: connection) {
+                    drainedAt = monotonicNanoseconds()
+                    cpuAtDrain = sample(members.map(\.pid), backends)
+                    break
+                }
+                nextDrainCheck = now + (now - since < .milliseconds(100) ? .milliseconds(2) : .milliseconds(250))
+            }
         }
         // A member that ended on its own failed (its error is on standard error): no use waiting.
         if (0..<2).contains(where: { tally.hasEnded($0) && !($0 == 0 && killedAt != nil) }) { break }
@@ -137,6 +159,15 @@ private func measure(
     // Everything a member handled is printed, and (once drained) acknowledged or committed: no more is wanted of it.
     for (index, member) in members.enumerated() where !tally.hasEnded(index) { member.send(SIGKILL) }
     try await wait(for: tally.allEnded, peer: peer, reason: "still running 30 s after SIGKILL", timeout: .seconds(30))
+    ownTransactions += try await DatabaseActivity.waitForOtherBackends(on: connection) + 1  // + the reading's first
+    let activity = try await DatabaseActivity.read(on: connection).since(
+        activityBefore,
+        ownTransactions: ownTransactions
+    )
+    let cpu = (
+        members: cpuSpent(from: cpuAtGo.members, to: cpuAtDrain.members),
+        backends: cpuSpent(from: cpuAtGo.backends, to: cpuAtDrain.backends)
+    )
     let (batches, other, _) = tally.snapshot()
     return GroupResult(
         peer: peer,
@@ -146,6 +177,9 @@ private func measure(
         otherLines: Array(other.joined()),
         killedAt: killedAt,
         drainedAt: drainedAt,
+        activity: activity,
+        memberCPU: killsOne || drainedAt == nil ? nil : cpu.members,
+        backendCPU: killsOne || drainedAt == nil ? nil : cpu.backends,
         load: (loadBefore, loadAfter)
     )
 }
@@ -190,6 +224,14 @@ private func startMembers(
         throw error
     }
     return (members, ends[1])
+}
+
+/// The CPU seconds used so far by `members` and by `backends`, each by pid.
+private func sample(_ members: [pid_t], _ backends: [pid_t]) -> (members: [pid_t: Double], backends: [pid_t: Double]) {
+    func byPID(_ pids: [pid_t]) -> [pid_t: Double] {
+        Dictionary(pids.compactMap { pid in cpuSeconds(of: pid).map { (pid, $0) } }, uniquingKeysWith: { $1 })
+    }
+    return (byPID(members), byPID(backends))
 }
 
 /// Waits until `condition` holds, checking every 5 ms.

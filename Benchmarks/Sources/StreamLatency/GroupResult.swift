@@ -17,6 +17,14 @@ struct GroupResult: Sendable {
     /// When the measuring process first saw the backlog drained in the database (every event acknowledged: the group
     /// holds no claim; every job deleted); `nil` when it was not within the drain timeout.
     var drainedAt: Int64?
+    /// What the database did from before the members started until their backends were gone, less the measuring
+    /// process's own statements (its drain checks and waits, counted).
+    var activity: DatabaseActivity
+    /// CPU seconds the member processes used from the go until the backlog drained; `nil` with a kill (the killed
+    /// member's time is gone with it).
+    var memberCPU: Double?
+    /// CPU seconds their PostgreSQL backends used over the same time; `nil` with a kill.
+    var backendCPU: Double?
     /// The 1-minute load average before and after the phase.
     var load: (before: Double?, after: Double?)
 

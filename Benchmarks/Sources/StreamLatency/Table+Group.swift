@@ -23,6 +23,29 @@ extension Table {
                     + "| \(result.redelivered.map { "\($0)" } ?? "—") | \(takeover) | \(load(result.load)) |"
             )
         }
+        lines += [
+            "",
+            "What it cost per 100 events handled: transactions and rows written (pg_stat_database, from before the "
+                + "members started until their backends were gone, the measuring process's statements left out), and "
+                + "CPU ms of the two member processes and of their PostgreSQL backends (/proc, from the go until drained; "
+                + "not with a kill)",
+            "",
+            "| peer | kill -9 | transactions | rows inserted | rows updated | rows deleted | CPU ms: members "
+                + "| CPU ms: backends |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for result in results {
+            func per100(_ count: Int64) -> String { ratio(Double(count) * 100 / Double(max(result.events, 1))) }
+            func cpu(_ seconds: Double?) -> String {
+                seconds.map { ratio($0 * 1_000 * 100 / Double(max(result.events, 1))) } ?? "—"
+            }
+            let activity = result.activity
+            lines.append(
+                "| \(result.peer.rawValue) | \(result.killsOne ? "member 1" : "no") | \(per100(activity.transactions)) "
+                    + "| \(per100(activity.inserted)) | \(per100(activity.updated)) | \(per100(activity.deleted)) "
+                    + "| \(cpu(result.memberCPU)) | \(cpu(result.backendCPU)) |"
+            )
+        }
         func clean(_ peer: GroupPeer) -> Double? {
             results.first { $0.peer == peer && !$0.killsOne }?.perSecond
         }
