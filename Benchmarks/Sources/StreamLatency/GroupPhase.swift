@@ -120,7 +120,7 @@ private func measure(
     try await wait(for: tally.allReady, peer: peer, reason: "not ready after 30 s", timeout: .seconds(30))
     let backends = try await DatabaseActivity.otherBackends(on: connection)
     ownTransactions += 1
-    let cpuAtGo = sample(members.map(\.pid), backends)
+    let cpuAtGo = cpuSample(members.map(\.pid), backends)
     close(go)
     hasGone = true
     var cpuAtDrain: (members: [pid_t: Double], backends: [pid_t: Double]) = ([:], [:])
@@ -145,7 +145,7 @@ private func measure(
                 ownTransactions += 1
                 if try await backlog.isDrained(on: connection) {
                     drainedAt = monotonicNanoseconds()
-                    cpuAtDrain = sample(members.map(\.pid), backends)
+                    cpuAtDrain = cpuSample(members.map(\.pid), backends)
                     break
                 }
                 nextDrainCheck = now + (now - since < .milliseconds(100) ? .milliseconds(2) : .milliseconds(250))
@@ -182,56 +182,6 @@ private func measure(
         backendCPU: killsOne || drainedAt == nil ? nil : cpu.backends,
         load: (loadBefore, loadAfter)
     )
-}
-
-/// Starts two member processes of `peer` whose output `tally` follows, member 0 told to stall after `stallAfter`
-/// events (0: never); their standard input is one pipe, whose write end it returns: closing it gives the go.
-@MainActor
-private func startMembers(
-    _ peer: GroupPeer,
-    target: String,
-    stallAfter: Int,
-    on cluster: PostgresTestCluster,
-    settings: Settings,
-    tally: GroupTally
-) throws -> (members: [ChildProcess], go: Int32) {
-    var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { throw MembersFailed(peer: peer, reason: "pipe: errno \(errno)") }
-    // Close-on-exec on both ends: a member must hold neither, or the go (the write end's close) would never arrive.
-    // ChildProcess dup2s the read end onto each member's standard input, which clears it there.
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    defer { close(ends[0]) }
-    let arguments = [
-        "--member", peer.rawValue, "--port", "\(cluster.port)", "--database", cluster.database, "--user", cluster.user,
-        "--target", target, "--batch", "\(settings.groupBatch)", "--lease", "\(settings.groupLease)",
-    ]
-    var members: [ChildProcess] = []
-    do {
-        for member in 0..<2 {
-            let child = try ChildProcess(
-                try ChildProcess.builtProduct("stream-latency"),
-                arguments + (member == 0 && stallAfter > 0 ? ["--stall-after", "\(stallAfter)"] : []),
-                standardOutput: .capture,
-                standardError: .inherit,
-                standardInput: ends[0]
-            )
-            tally.follow(child, member: member)
-            members.append(child)
-        }
-    } catch {
-        close(ends[1])
-        for member in members { member.send(SIGKILL) }
-        throw error
-    }
-    return (members, ends[1])
-}
-
-/// The CPU seconds used so far by `members` and by `backends`, each by pid.
-private func sample(_ members: [pid_t], _ backends: [pid_t]) -> (members: [pid_t: Double], backends: [pid_t: Double]) {
-    func byPID(_ pids: [pid_t]) -> [pid_t: Double] {
-        Dictionary(pids.compactMap { pid in cpuSeconds(of: pid).map { (pid, $0) } }, uniquingKeysWith: { $1 })
-    }
-    return (byPID(members), byPID(backends))
 }
 
 /// Waits until `condition` holds, checking every 5 ms.

@@ -22,3 +22,11 @@ func cpuSeconds(of pid: pid_t) -> Double? {
 func cpuSpent(from earlier: [pid_t: Double], to later: [pid_t: Double]) -> Double {
     later.reduce(0) { sum, entry in sum + (earlier[entry.key].map { entry.value - $0 } ?? 0) }
 }
+
+/// The CPU seconds used so far by `members` and by `backends`, each by pid.
+func cpuSample(_ members: [pid_t], _ backends: [pid_t]) -> (members: [pid_t: Double], backends: [pid_t: Double]) {
+    func byPID(_ pids: [pid_t]) -> [pid_t: Double] {
+        Dictionary(pids.compactMap { pid in cpuSeconds(of: pid).map { (pid, $0) } }, uniquingKeysWith: { $1 })
+    }
+    return (byPID(members), byPID(backends))
+}

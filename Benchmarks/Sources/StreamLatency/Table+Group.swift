@@ -1,5 +1,11 @@
 /// The group mode's table.
 extension Table {
+    /// Whether member 1 was killed: `no` without a kill; `not reached` when it never got to its stop (the other member
+    /// handled the backlog first, as can happen with a small one).
+    static func killed(_ result: GroupResult) -> String {
+        result.killsOne ? (result.killedAt == nil ? "not reached" : "member 1") : "no"
+    }
+
     /// Events handled by two members, for each peer without and with a `kill -9`, and the ratio.
     static func group(_ results: [GroupResult], settings: Settings) -> String {
         var lines = [
@@ -18,7 +24,7 @@ extension Table {
             let members = result.handledPerMember.map { "\($0)" }.joined(separator: " / ")
             let takeover = result.killsOne ? result.takeover.map { ms($0) } ?? "— (none held)" : "—"
             lines.append(
-                "| \(result.peer.rawValue) | \(result.killsOne ? "member 1" : "no") | \(perSecond) | \(time) "
+                "| \(result.peer.rawValue) | \(killed(result)) | \(perSecond) | \(time) "
                     + "| \(ratio(result.meanBatch)) | \(members) | \(result.lost) | \(result.handledTwice) "
                     + "| \(result.redelivered.map { "\($0)" } ?? "—") | \(takeover) | \(load(result.load)) |"
             )
@@ -41,7 +47,7 @@ extension Table {
             }
             let activity = result.activity
             lines.append(
-                "| \(result.peer.rawValue) | \(result.killsOne ? "member 1" : "no") | \(per100(activity.transactions)) "
+                "| \(result.peer.rawValue) | \(killed(result)) | \(per100(activity.transactions)) "
                     + "| \(per100(activity.inserted)) | \(per100(activity.updated)) | \(per100(activity.deleted)) "
                     + "| \(cpu(result.memberCPU)) | \(cpu(result.backendCPU)) |"
             )
