@@ -24,6 +24,15 @@ struct Settings: Sendable {
     var drainTimeout = Duration.seconds(30)
     /// The peers, in the order they run.
     var peers: [Peer] = [.mainline, .batched, .notify]
+    /// What this invocation measures (`--mode`).
+    var mode = RunMode.latency
+    /// Group mode: events in each phase's backlog.
+    var groupEvents = 50_000
+    /// Group mode: the group's window (`StreamSubscriber.Options.groupWindow`) and the queue's `LIMIT k`.
+    var groupBatch = 100
+    /// Group mode: the group's lease in seconds (`StreamSubscriber.Options.groupLease`, whose default it is), what a
+    /// killed member's events wait for.
+    var groupLease = 30.0
     /// The target of the issue: p99 of the Mainline peer at 1,000 events/s, in nanoseconds.
     var targetP99: Int64 = 50_000_000
 
@@ -38,6 +47,14 @@ struct Settings: Sendable {
         sustainedWarmUp = try arguments.value("sustained-warm-up", default: sustainedWarmUp)
         sustainedSeconds = try arguments.value("sustained-seconds", default: sustainedSeconds)
         drainTimeout = .seconds(try arguments.value("drain-timeout", default: 30))
+        let modeName: String = try arguments.value("mode", default: mode.rawValue)
+        guard let mode = RunMode(rawValue: modeName) else {
+            throw Arguments.Invalid(description: "--mode: unknown mode \(modeName) (latency or group)")
+        }
+        self.mode = mode
+        groupEvents = try arguments.value("group-events", default: groupEvents)
+        groupBatch = try arguments.value("group-batch", default: groupBatch)
+        groupLease = try arguments.value("group-lease", default: groupLease)
         let peerNames: String = try arguments.value("peers", default: "mainline,batched,notify")
         peers = try peerNames.split(separator: ",").map { (name) throws(Arguments.Invalid) -> Peer in
             guard let peer = Peer(rawValue: String(name)) else {
@@ -45,10 +62,13 @@ struct Settings: Sendable {
             }
             return peer
         }
-        guard rate > 0, tasks > 0, batchedTasks > 0, batch > 0, seconds > 0, sustainedSeconds > 0 else {
+        guard rate > 0, tasks > 0, batchedTasks > 0, batch > 0, seconds > 0, sustainedSeconds > 0, groupEvents > 0,
+            groupBatch > 0, groupLease > 0
+        else {
             throw Arguments.Invalid(
-                description: "--rate, --tasks, --batched-tasks, --batch, --seconds and --sustained-seconds must be "
-                    + "positive"
+                description:
+                    "--rate, --tasks, --batched-tasks, --batch, --seconds, --sustained-seconds, --group-events, "
+                    + "--group-batch and --group-lease must be positive"
             )
         }
     }

@@ -12,6 +12,14 @@
 //   --sustained-seconds 5   seconds measured (sustained phase)
 //   --drain-timeout 30      seconds to wait for the last events after the publisher exits
 //   --peers mainline,batched,notify  the peers, in order (batched runs in the sustained phase only)
+//   --mode latency          latency: the phases above; group: consumer groups beside a SKIP LOCKED queue (below)
+//   --group-events 50000    group mode: events in each phase's backlog
+//   --group-batch 100       group mode: the group's window and the queue's LIMIT k
+//   --group-lease 30        group mode: the group's lease, in seconds (the library's default)
+//
+// The group mode (issue 28 item 6) writes a backlog of events, then has two member processes (this program again,
+// with a hidden `--member`) handle it: Mainline's consumer group, and the hand-rolled `FOR UPDATE SKIP LOCKED` queue;
+// each once as is and once with one member killed (`kill -9`) a third of the way through.
 //
 // Starts a throwaway PostgreSQL cluster, then per phase and peer: the receiver here, the publisher (`stream-load`) as
 // a child process. Prints Markdown tables (Benchmarks/README.md explains them). Exits 1 when a peer's books do not
@@ -30,10 +38,15 @@ enum StreamLatency {
     /// Parses the command line, runs the phases, prints the tables.
     static func main() async {
         do {
-            let settings = try Settings(Arguments(CommandLine.arguments.dropFirst()))
-            // The receiver's mailbox is observed on the main loop, hosted as a guest of this async main (as in any
-            // service with one).
+            let arguments = try Arguments(CommandLine.arguments.dropFirst())
+            // The receiver's mailbox (and a group member's) is observed on the main loop, hosted as a guest of this
+            // async main (as in any service with one).
             MainLoop.main.attachAsGuest()
+            if arguments.values["member"] != nil {
+                try await runMember(MemberSettings(arguments))
+                exit(0)
+            }
+            let settings = try Settings(arguments)
             let intact = try await PostgresTestCluster.with { cluster in
                 let version = try await cluster.psql("SHOW server_version").trimmingCharacters(
                     in: .whitespacesAndNewlines
@@ -42,6 +55,7 @@ enum StreamLatency {
                     "stream-latency: PostgreSQL \(version) (throwaway cluster: fsync and synchronous_commit off), "
                         + "\(ProcessInfo.processInfo.activeProcessorCount) cores, load 1 min \(loadAverage() ?? 0)"
                 )
+                if settings.mode == .group { return try await runGroupMode(on: cluster, settings: settings) }
                 var latency: [PhaseResult] = []
                 for peer in settings.peers where peer != .batched {
                     latency.append(try await runPhase(peer, .paced, on: cluster, settings: settings))
