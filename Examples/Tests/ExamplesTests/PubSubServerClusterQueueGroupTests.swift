@@ -22,10 +22,17 @@ struct PubSubServerClusterQueueGroupTests {
         private var heard: [String] = []
         private var ended = false
 
-        /// Starts reading `client` until it reads `BYE` or the connection ends.
+        /// Starts reading `client` until it reads `BYE` or the server closes the connection (a read that times out
+        /// is tried again: ``wait(upTo:until:)`` decides how long is too long). Send `QUIT` to end it.
         init(_ client: LineClient) {
             Thread.detachNewThread { [self] in
-                while let line = client.readLine(), line != "BYE" {
+                while true {
+                    guard let line = client.readLine() else {
+                        // Only a receive timeout (EAGAIN) is tried again.
+                        if client.isClosedByServer || (errno != EAGAIN && errno != EWOULDBLOCK) { break }
+                        continue
+                    }
+                    if line == "BYE" { break }
                     condition.withLock {
                         heard.append(line)
                         condition.broadcast()
@@ -166,7 +173,9 @@ struct PubSubServerClusterQueueGroupTests {
         try watcher.send("STATS")
         let stats = try await watched.wait { $0.last?.hasPrefix("STATS ") == true }.last ?? ""
         #expect(stats.hasSuffix(" you.dropped=\(all.count - watchedJobs.count)"), "\(stats.prefix(200))")
-        try onSurvivor.send("QUIT")
-        _ = try await survivorHeard.wait { _ in false }
+        for (client, reader) in [(onSurvivor, survivorHeard), (watcher, watched)] {
+            try client.send("QUIT")
+            _ = try await reader.wait { _ in false }
+        }
     }
 }
