@@ -1,6 +1,6 @@
 import Mainline
 
-/// Commands in cluster mode (`--postgres`): `PUB`, `SUB` and `UNSUB` go through the database; the rest is performed
+/// Commands in cluster mode (`--postgres`): `PUB`, `SUB`, `QSUB` and `UNSUB` go through the database; the rest is performed
 /// as on a server on its own. Runs on the main actor, one command of a client at a time (``CommandQueue``).
 ///
 /// - `PUB <topic> <message>` publishes to the stream `pubsub.<topic>` and answers nothing once it committed, as on
@@ -10,6 +10,9 @@ import Mainline
 /// - `SUB <topic>` answers `OK SUB <topic>` once the topic's feed reads the stream (the first local `SUB` reads the
 ///   stream's position first): every message published after the `OK` reaches the client. `ERR SUB <topic>
 ///   failed: <reason>` when the database cannot be reached.
+/// - `QSUB <group> <topic>` answers `OK QSUB <group> <topic>` once this server's member of the consumer group is
+///   registered (`Broker+Groups.swift`); `ERR QSUB <group> <topic> failed: <reason>` when the database cannot be
+///   reached, `ERR group <name> cannot be a consumer group: <reason>` for a name it cannot take.
 /// - A topic that cannot be a stream (a control character in its name) gets `ERR topic <name> cannot be a stream:
 ///   <reason>` for either.
 extension Broker {
@@ -36,13 +39,13 @@ extension Broker {
             }
         case .success(.subscribe(let name)):
             await subscribe(client, to: name, through: cluster)
+        case .success(.queueSubscribe(let group, let name)):
+            await queueSubscribe(client, to: QueueGroupID(group: group, topic: name), through: cluster)
         case .success(.unsubscribe(let name)):
-            guard viewModel.unsubscribe(name) else {
-                viewModel.reply("ERR not subscribed to \(name)")
-                return
-            }
-            cluster.release(name)
-            viewModel.reply("OK UNSUB \(name)")
+            let unsubscribed = viewModel.unsubscribe(name)
+            if unsubscribed { cluster.release(name) }
+            let left = leaveGroups(of: name, client: client)
+            viewModel.reply(unsubscribed || left ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
         case .success(let command):
             perform(command, for: client)
         }
@@ -79,7 +82,7 @@ extension Broker {
     }
 
     /// The `ERR` line for a topic that cannot be a stream, or `nil` when it can.
-    private static func refusal(of topic: String) -> String? {
+    static func refusal(of topic: String) -> String? {
         do {
             _ = try ClusterLink.stream(for: topic)
             return nil

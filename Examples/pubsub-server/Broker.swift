@@ -8,7 +8,10 @@ import NIOCore
 /// A topic is an `InitializedSubject` of its latest ``Publication``; each subscription is an observation of it held
 /// by the subscriber's ``ClientViewModel`` for the client's whole life.
 ///
-/// In cluster mode (``cluster`` set, `--postgres`), `PUB`, `SUB` and `UNSUB` go through the database
+/// A queue group (`QSUB`) is a ``QueueGroup`` per group and topic with local clients (`Broker+Groups.swift`): a topic's
+/// message goes to one client of each of its groups, besides every plain subscriber.
+///
+/// In cluster mode (``cluster`` set, `--postgres`), `PUB`, `SUB`, `QSUB` and `UNSUB` go through the database
 /// (`Broker+Cluster.swift`), and a topic's publications come from its stream instead of from local `PUB`s; fan-out,
 /// paused clients and `STATS` are the same.
 @MainActor
@@ -25,6 +28,8 @@ final class Broker {
     /// The database that carries the topics in cluster mode; `nil` for a server on its own.
     let cluster: ClusterLink?
     private(set) var topics: [String: InitializedSubject<Publication?>] = [:]
+    /// Topic → group name → the queue group, for the groups with local clients (or a `QSUB` waiting to join).
+    var queueGroups: [String: [String: QueueGroup]] = [:]
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
     private var nextClientID = 0
     private var sequence: UInt64 = 0
@@ -59,6 +64,10 @@ final class Broker {
             FileHandle.standardOutput.write(Data(report.utf8))
         }
         cluster?.onMessage = { [weak self] topic, message in self?.publish(message, to: topic) }
+        cluster?.onGroupMessage = { [weak self] id, message, acknowledge in
+            // No group: its last client left and its member is closing, which hands the message back.
+            self?.queueGroups[id.topic]?[id.group]?.dispatch(message, acknowledge: acknowledge)
+        }
     }
 
     // MARK: From the network (posted by SwiftNIO threads)
@@ -87,6 +96,8 @@ final class Broker {
     func disconnected(_ channel: ObjectIdentifier) {
         guard let client = clients.removeValue(forKey: channel) else { return }
         let subscribed = Array(client.viewModel.subscriptions.keys)
+        // Out of its groups first: clearing its view model hands its unwritten group messages to the others.
+        for id in client.viewModel.queueGroups { leave(id, client: client) }
         client.disconnected()
         for topic in subscribed { cluster?.release(topic) }
         departed = departed + client.viewModel.outgoing.counts
@@ -133,8 +144,12 @@ final class Broker {
             viewModel.reply(
                 viewModel.subscribe(name, to: topic) ? "OK SUB \(name)" : "ERR already subscribed to \(name)"
             )
+        case .queueSubscribe(let group, let name):
+            queueSubscribe(client, to: QueueGroupID(group: group, topic: name))
         case .unsubscribe(let name):
-            viewModel.reply(viewModel.unsubscribe(name) ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
+            let unsubscribed = viewModel.unsubscribe(name)
+            let left = leaveGroups(of: name, client: client)
+            viewModel.reply(unsubscribed || left ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
         case .publish(let name, let message):
             guard let topic = topic(named: name) else {
                 viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
@@ -142,6 +157,7 @@ final class Broker {
             }
             published += 1
             publish(message, to: topic)
+            for group in queueGroups[name]?.values.map({ $0 }) ?? [] { group.dispatch(message) }
         case .stats:
             viewModel.reply(stats(for: viewModel))
         case .debug:
@@ -177,15 +193,17 @@ final class Broker {
         return topic
     }
 
-    /// `STATS clients=… topics=… published=… delivered=… dropped=… you.pending=… you.dropped=…`: `delivered` and
-    /// `dropped` count outgoing lines over every client, past and present; `dropped` are the messages a newer one of
-    /// the same topic replaced while the client was not reading.
+    /// `STATS clients=… topics=… published=… delivered=… dropped=… groups=… you.pending=… you.dropped=…`:
+    /// `delivered` and `dropped` count outgoing lines over every client, past and present; `dropped` are the messages
+    /// a newer one of the same topic replaced while the client was not reading (never a queue group's); `groups`
+    /// counts the queue groups with clients on this server.
     func stats(for viewModel: ClientViewModel) -> String {
         let all = clients.values.reduce(departed) { $0 + $1.viewModel.outgoing.counts }
         let mine = viewModel.outgoing.counts
         return """
             STATS clients=\(clients.count) topics=\(topics.count) published=\(published) \
-            delivered=\(all.delivered) dropped=\(all.dropped) you.pending=\(mine.pending) you.dropped=\(mine.dropped)
+            delivered=\(all.delivered) dropped=\(all.dropped) groups=\(queueGroupCount) \
+            you.pending=\(mine.pending) you.dropped=\(mine.dropped)
             """
     }
 

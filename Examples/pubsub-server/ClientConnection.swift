@@ -25,6 +25,11 @@ import NIOCore
 ///
 /// In cluster mode its commands run one at a time through ``commands``; while too many wait, the server stops reading
 /// the client as it does while the client is paused.
+///
+/// A queue group's `MSG` lines (``OutgoingKey/groupMessage(_:)``) are followed to the kernel: the connection counts
+/// the bytes it gathered and the bytes the ``WriteLedger`` reports written, and tells the view model that such a line
+/// was written once every byte up to its end was (``ClientViewModel/groupLineWritten(_:written:)``), or that it never
+/// will be once a write failed.
 @MainActor
 final class ClientConnection {
     /// The bytes not yet written to the kernel (``unsent``) at which the client is paused.
@@ -50,6 +55,14 @@ final class ClientConnection {
     private var closeWhenFlushed = false
     private var idleTimer: IdleTimer?
     private(set) var isClosed = false
+    /// Bytes ever gathered for writing; a group line's receipt waits for ``written`` to reach its end here.
+    private var gathered = 0
+    /// Bytes ever written to the kernel, as the ledger reports them (failed writes excluded).
+    private var written = 0
+    /// Group lines gathered and not yet written, in order: where each ends in ``gathered``, and its key.
+    private var receipts: [(end: Int, key: OutgoingKey)] = []
+    /// Whether a write failed: the connection is broken, and nothing more reaches the client.
+    private var writeFailed = false
 
     /// Binds a new client's view model to the connection and resumes it; the idle clock starts now.
     ///
@@ -67,7 +80,7 @@ final class ClientConnection {
         manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
             guard let self else { return [] }
             if !self.isBacklogged { socket.setReading(true) }
-            viewModel.sink = { [weak self] line in self?.enqueue(line) }
+            viewModel.sink = { [weak self] key, line in self?.enqueue(line, key: key) }
             return [
                 Disposable { [weak self] in
                     MainActor.assumeIsolated {
@@ -88,6 +101,9 @@ final class ClientConnection {
     /// Whether the view model is resumed: the client is taking bytes.
     var isTakingBytes: Bool { manager?.isHostVisible ?? false }
 
+    /// Whether a queue group may hand the client a message: it is neither closing nor closed, and no write of it failed.
+    var acceptsGroupMessages: Bool { !isClosed && !closeWhenFlushed && !writeFailed }
+
     /// The client completed a command line (valid or not): it is not idle.
     func noteCommand() {
         idleTimer?.noteActivity()
@@ -107,7 +123,7 @@ final class ClientConnection {
     private func idle() {
         if closeWhenFlushed {
             closeNow()
-        } else if viewModel.subscriptions.isEmpty {
+        } else if !viewModel.isSubscribed {
             viewModel.reply("BYE idle for \(idleTimer?.timeout.components.seconds ?? 0) s")
             close()
         }
@@ -119,7 +135,7 @@ final class ClientConnection {
         closeWhenFlushed = true
         socket.setReading(false)
         // One last batch, paused or not: the latest message of each topic, and the replies.
-        for (_, line) in viewModel.outgoing.takeAll() { enqueue(line) }
+        for (key, line) in viewModel.outgoing.takeAll() { enqueue(line, key: key) }
         flush()
         closeIfFlushed()
     }
@@ -156,9 +172,12 @@ final class ClientConnection {
     /// Counting only bytes in flight when the write is made, as this once did, let every line of one loop iteration
     /// in: a publisher's 1,024 posts per iteration put 1 MB in flight, 16 times the mark, and a client that stopped
     /// reading got that many stale lines before the latest of each topic.
-    private func enqueue(_ line: String) {
-        pending.writeString(line)
-        pending.writeInteger(UInt8(ascii: "\n"))
+    ///
+    /// A group line's end is noted, so that its group hears when its write completed (``writesCompleted()``).
+    private func enqueue(_ line: String, key: OutgoingKey) {
+        gathered += pending.writeString(line)
+        gathered += pending.writeInteger(UInt8(ascii: "\n"))
+        if case .groupMessage = key { receipts.append((gathered, key)) }
         flusher?.schedule()
         if unsent >= Self.highWater { manager?.hostDidDisappear() }
     }
@@ -171,13 +190,28 @@ final class ClientConnection {
         inFlight += count
         // The completion is recorded where no refused post can lose it (see `WriteLedger`).
         let ledger = self.ledger!
-        socket.write(buffer) { ledger.record(count) }
+        socket.write(buffer) { written in ledger.record(count, written: written) }
     }
 
-    /// Writes completed (the ledger's report): counts them, then closes a closing client that has taken everything,
+    /// Writes completed (the ledger's report): counts them, tells the view model which group lines were written (or,
+    /// once a write failed, that none still waiting will be), then closes a closing client that has taken everything,
     /// or resumes one that is down to ``lowWater``.
     private func writesCompleted() {
-        inFlight -= ledger.take()
+        let count: Int = ledger.take()
+        inFlight -= count
+        // A report may sum a write that succeeded and one that failed after it: then neither's lines count as written
+        // (their groups hand them on, so a client may get one twice, never none).
+        if writeFailed || ledger.hasFailed {
+            writeFailed = true
+            let unwritten = receipts
+            receipts = []
+            for receipt in unwritten { viewModel.groupLineWritten(receipt.key, written: false) }
+        } else {
+            written += count
+            let done = receipts.prefix { $0.end <= written }
+            receipts.removeFirst(done.count)
+            for receipt in done { viewModel.groupLineWritten(receipt.key, written: true) }
+        }
         if closeWhenFlushed {
             closeIfFlushed()
         } else if unsent <= Self.lowWater {

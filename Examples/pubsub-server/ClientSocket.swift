@@ -10,9 +10,9 @@ protocol ClientSocket: Sendable {
     /// What the connection writes: SwiftNIO's buffer, named here so that a test's socket needs no SwiftNIO import.
     typealias Bytes = ByteBuffer
 
-    /// Hands `buffer` to the socket; `completed` runs, on any thread, once all of it reached the kernel or the write
-    /// failed (either way it is no longer in flight).
-    func write(_ buffer: Bytes, completed: @escaping @Sendable () -> Void)
+    /// Hands `buffer` to the socket; `completed` runs, on any thread, once all of it reached the kernel (`true`) or the
+    /// write failed (`false`): either way it is no longer in flight.
+    func write(_ buffer: Bytes, completed: @escaping @Sendable (_ written: Bool) -> Void)
     /// Reads the client's command lines while `reading` is `true`; stops reading them while it is `false`.
     func setReading(_ reading: Bool)
     /// Closes the connection; the broker then hears that the client disconnected.
@@ -28,8 +28,10 @@ protocol ClientSocket: Sendable {
 struct NIOClientSocket: ClientSocket {
     let channel: any Channel
 
-    func write(_ buffer: Bytes, completed: @escaping @Sendable () -> Void) {
-        channel.writeAndFlush(buffer).whenComplete { _ in completed() }
+    func write(_ buffer: Bytes, completed: @escaping @Sendable (_ written: Bool) -> Void) {
+        channel.writeAndFlush(buffer).whenComplete { result in
+            if case .success = result { completed(true) } else { completed(false) }
+        }
     }
 
     func setReading(_ reading: Bool) {

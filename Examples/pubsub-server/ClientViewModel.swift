@@ -6,6 +6,9 @@ enum OutgoingKey: Hashable, Sendable {
     case topic(String)
     /// A reply to one command (`OK`, `ERR`, `STATS`, `BYE`): never replaced.
     case reply(UInt64)
+    /// A queue group's `MSG`, handed to this client alone: never replaced, and its group hears when its write
+    /// completed (``ClientViewModel/groupLineWritten(_:written:)``).
+    case groupMessage(UInt64)
 }
 
 /// One client's state on the main loop: its subscriptions and its outgoing mailbox.
@@ -18,6 +21,11 @@ enum OutgoingKey: Hashable, Sendable {
 /// the ones it replaces. The connection pauses it in the middle of a loop iteration, the moment the bytes it holds
 /// for the client reach its mark, so the lines published after that wait here too. So a client that reads slowly
 /// costs the server at most one message per topic it subscribes to beyond that mark, never a backlog.
+///
+/// A queue group's messages (``deliverGroupMessage(_:written:)``) are the exception to "latest per topic": each is
+/// queued under a key of its own, never replaced, and its group hears once its line was written (or never will be),
+/// so that the group can acknowledge it or hand it to another client. What a group hands a client is bounded by the
+/// group (see ``QueueGroup``).
 @MainActor
 final class ClientViewModel: BaseViewModel {
     let id: Int
@@ -25,10 +33,16 @@ final class ClientViewModel: BaseViewModel {
     let outgoing: KeyedMailbox<OutgoingKey, String>
     /// Topic → the observation of that topic, for the whole life of the client (paused clients keep collecting).
     private(set) var subscriptions: [String: Disposable] = [:]
-    /// Where lines go while resumed; set by the host for each resumed span, which then calls ``drain()``. The host
-    /// may clear it from inside a call (it pauses the view model the moment the client holds enough).
-    var sink: ((String) -> Void)?
+    /// The queue groups the client is in (`QSUB`); their messages come through ``deliverGroupMessage(_:written:)``.
+    private(set) var queueGroups: Set<QueueGroupID> = []
+    /// Where lines go while resumed, with the key each was queued under; set by the host for each resumed span, which
+    /// then calls ``drain()``. The host may clear it from inside a call (it pauses the view model the moment the client
+    /// holds enough).
+    var sink: ((OutgoingKey, String) -> Void)?
     private var nextReply: UInt64 = 0
+    /// The group messages queued or in flight, by their key's number → what to tell their group once the write
+    /// completed (`true`) or can no longer complete (`false`).
+    private var receipts: [UInt64: (Bool) -> Void] = [:]
 
     init(id: Int, loop: any Loop = MainLoop.main) {
         self.id = id
@@ -43,6 +57,36 @@ final class ClientViewModel: BaseViewModel {
         deliver(line, key: .reply(nextReply))
     }
 
+    /// Queues a queue group's `MSG` line for this client alone; `written` runs once, on the main actor: `true` when the
+    /// line's write reached the kernel, `false` when it never will (the client went away, or its connection broke).
+    /// Like replies, such lines are never replaced while the client is paused.
+    func deliverGroupMessage(_ line: String, written: @escaping (Bool) -> Void) {
+        nextReply &+= 1
+        receipts[nextReply] = written
+        deliver(line, key: .groupMessage(nextReply))
+    }
+
+    /// Tells the group of the line queued under `key` whether its write completed (the host calls it, in the order the
+    /// lines were written). A key that is not a group message's, or was told before, is ignored.
+    func groupLineWritten(_ key: OutgoingKey, written: Bool) {
+        guard case .groupMessage(let number) = key, let receipt = receipts.removeValue(forKey: number) else { return }
+        receipt(written)
+    }
+
+    /// Whether the client holds a subscription or a queue group membership: it waits for messages, so it is not idle.
+    var isSubscribed: Bool { !subscriptions.isEmpty || !queueGroups.isEmpty }
+
+    /// Counts the client in the queue group `id`; `false` when it already is.
+    func join(_ id: QueueGroupID) -> Bool {
+        queueGroups.insert(id).inserted
+    }
+
+    /// Takes the client out of the queue group `id`; `false` when it was not in it. Lines of the group already queued
+    /// for it still go out, and their group hears of them.
+    func leave(_ id: QueueGroupID) -> Bool {
+        queueGroups.remove(id) != nil
+    }
+
     /// Queues `line` under `key`, and sends it at once if the client is taking bytes.
     func deliver(_ line: String, key: OutgoingKey) {
         outgoing.place(key: key, value: line)
@@ -55,7 +99,7 @@ final class ClientViewModel: BaseViewModel {
     /// coalesced (a line per topic, and the replies) and taken from the mailbox, which counted it as delivered.
     func drain() {
         guard let sink else { return }
-        for (_, line) in outgoing.takeAll() { sink(line) }
+        for (key, line) in outgoing.takeAll() { sink(key, line) }
     }
 
     func subscribe(_ topic: String, to subject: InitializedSubject<Publication?>) -> Bool {
@@ -78,7 +122,12 @@ final class ClientViewModel: BaseViewModel {
     override func onCleared() {
         for subscription in subscriptions.values { subscription.dispose() }
         subscriptions = [:]
+        queueGroups = []
         sink = nil
+        // The client is gone: none of its group messages will be written; each group hands them to another client.
+        let unwritten = receipts.sorted { $0.key < $1.key }.map(\.value)
+        receipts = [:]
+        for receipt in unwritten { receipt(false) }
     }
 }
 

@@ -17,6 +17,8 @@ import PostgresNIO
 ///   subscription starts after it, so a `SUB`'s `OK` means every message published from then on reaches it (a
 ///   `.latest` start would be taken later, when the listener first reads the stream, and could miss the first ones).
 /// - It closes (its subscription is cancelled) when the last local subscriber leaves.
+/// - A queue group (`QSUB`) has one ``GroupFeed`` per server while the server has clients of it: a member of the
+///   consumer group of the topic's stream (`ClusterLink+Groups.swift`).
 /// - The listener is named `pubsub-server-<pid>` in `pg_stat_activity`, the pool's connections
 ///   `pubsub-server-<pid>-publish`: an operator (or a test) can end one server's listener with
 ///   `pg_terminate_backend`; it reconnects and catches up from each feed's position, losing nothing.
@@ -35,9 +37,14 @@ final class ClusterLink {
     let subscriber: StreamSubscriber
     /// Where each message read from a topic's stream goes, in the stream's order: the broker's local fan-out.
     var onMessage: ((_ topic: String, _ message: String) -> Void)?
-    private let logger: Logger
+    /// Where each message a queue group's member receives goes, with how to acknowledge it: the broker's group.
+    var onGroupMessage:
+        ((_ group: QueueGroupID, _ message: String, _ acknowledge: @escaping @MainActor () -> Void) -> Void)?
+    let logger: Logger
     /// The feeds of the topics with local subscribers (or with a first `SUB` waiting for the stream's position).
     private var feeds: [String: TopicFeed] = [:]
+    /// The members of the queue groups with local clients (or with a first `QSUB` waiting for the member to open).
+    var groupFeeds: [QueueGroupID: GroupFeed] = [:]
 
     /// A link to the database at `url`; nothing connects until the services run.
     ///
@@ -45,10 +52,12 @@ final class ClusterLink {
     ///   - url: The database (`--postgres`).
     ///   - maximumLineLength: The longest line a client may send (`--max-line-bytes`): the listener reads fewer
     ///     events at once when they can be large.
+    ///   - groupLease: How long a queue group's member keeps messages it has not acknowledged after its server stops
+    ///     renewing them (`--group-lease-ms`): how soon a killed server's messages go to another server.
     ///   - logger: Where the pool and the listener log (reconnects at warning level).
     ///
     /// - Throws: `PostgresURL.Invalid` when the URL's TLS settings cannot be used (an unreadable `sslrootcert`).
-    init(url: PostgresURL, maximumLineLength: Int, logger: Logger) throws {
+    init(url: PostgresURL, maximumLineLength: Int, groupLease: Duration = .seconds(10), logger: Logger) throws {
         let name = "pubsub-server-\(ProcessInfo.processInfo.processIdentifier)"
         client = PostgresClient(
             configuration: try url.clientConfiguration(applicationName: "\(name)-publish"),
@@ -61,6 +70,7 @@ final class ClusterLink {
         options.applicationName = name
         // A batch is held in memory until placed: about 4 MiB of messages at most, and never more than 100.
         options.batchSize = max(1, min(100, 4 * 1_024 * 1_024 / maximumLineLength))
+        options.groupLease = groupLease
         subscriber = StreamSubscriber(
             configuration: try url.connectionConfiguration(),
             options: options,
@@ -141,7 +151,7 @@ final class ClusterLink {
     }
 
     /// The stream's last sequence now (0 when nothing was published to it), read through the pool.
-    private func position(of stream: String) async throws -> Int64 {
+    func position(of stream: String) async throws -> Int64 {
         try await publisher.lastSequence(of: stream)
     }
 

@@ -2,9 +2,10 @@
 ///
 /// ```
 /// SUB <topic>             subscribe            → OK SUB <topic>
-/// UNSUB <topic>           unsubscribe          → OK UNSUB <topic>
+/// QSUB <group> <topic>    join a queue group   → OK QSUB <group> <topic>; each message to one client of the group
+/// UNSUB <topic>           unsubscribe          → OK UNSUB <topic> (from the topic and every group of it)
 /// PUB <topic> <message>   publish (no reply)   → every subscriber: MSG <topic> <message>
-/// STATS                   counters             → STATS clients=… topics=… published=… dropped=… you.dropped=…
+/// STATS                   counters             → STATS clients=… topics=… published=… dropped=… groups=… you.dropped=…
 /// DEBUG                   the main loop's state → DEBUG <line> for each line of its snapshot, then DEBUG END
 /// QUIT                    leave                → BYE, then the server closes the connection
 /// ```
@@ -12,6 +13,8 @@
 /// Parsing runs on the connection's SwiftNIO thread; only parsed commands are posted into the main loop.
 enum Command: Equatable, Sendable {
     case subscribe(topic: String)
+    /// `QSUB <group> <topic>`: the client joins `group`, whose clients share `topic`'s messages, each message to one.
+    case queueSubscribe(group: String, topic: String)
     case unsubscribe(topic: String)
     case publish(topic: String, message: String)
     case stats
@@ -23,6 +26,8 @@ enum Command: Equatable, Sendable {
     static let defaultMaximumLineLength = 1_024
     /// The longest topic name, in bytes.
     static let maximumTopicLength = 64
+    /// The longest group name, in bytes (a group is named like a topic).
+    static let maximumGroupLength = 64
 
     /// Why a line is not a command. The description is what follows `ERR ` on the wire.
     enum ParseError: Error, Equatable, CustomStringConvertible {
@@ -30,6 +35,7 @@ enum Command: Equatable, Sendable {
         case unknownCommand(String)
         case usage(String)
         case invalidTopic(String)
+        case invalidGroup(String)
 
         var description: String {
             switch self {
@@ -38,6 +44,8 @@ enum Command: Equatable, Sendable {
             case .usage(let usage): "usage: \(usage)"
             case .invalidTopic(let topic):
                 "invalid topic '\(topic.prefix(32))' (1 to \(Command.maximumTopicLength) bytes, no spaces)"
+            case .invalidGroup(let group):
+                "invalid group '\(group.prefix(32))' (1 to \(Command.maximumGroupLength) bytes, no spaces)"
             }
         }
     }
@@ -55,6 +63,8 @@ enum Command: Equatable, Sendable {
         switch verb {
         case "SUB":
             return .subscribe(topic: try topic(of: rest, usage: "SUB <topic>", alone: true).topic)
+        case "QSUB":
+            return try queueSubscription(of: rest)
         case "UNSUB":
             return .unsubscribe(topic: try topic(of: rest, usage: "UNSUB <topic>", alone: true).topic)
         case "PUB":
@@ -88,5 +98,19 @@ enum Command: Equatable, Sendable {
             throw .invalidTopic(String(topic))
         }
         return (String(topic), message)
+    }
+
+    /// Parses what follows `QSUB`: exactly a group and a topic, each named as a topic is.
+    private static func queueSubscription(of text: Substring) throws(ParseError) -> Command {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard words.count == 2 else { throw .usage("QSUB <group> <topic>") }
+        let (group, topic) = (words[0], words[1])
+        guard group.utf8.count <= maximumGroupLength, !group.contains(where: \.isWhitespace) else {
+            throw .invalidGroup(String(group))
+        }
+        guard topic.utf8.count <= maximumTopicLength, !topic.contains(where: \.isWhitespace) else {
+            throw .invalidTopic(String(topic))
+        }
+        return .queueSubscribe(group: String(group), topic: String(topic))
     }
 }

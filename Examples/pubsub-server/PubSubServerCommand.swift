@@ -23,7 +23,7 @@ import MainlineServiceLifecycle
 import ServiceLifecycle
 
 /// pubsub-server's command line: `--port`, `--flush-deadline-ms`, `--idle-timeout-s`, `--max-clients`,
-/// `--max-line-bytes`, `--postgres`, `--inspect`, and `--help`.
+/// `--max-line-bytes`, `--postgres`, `--group-lease-ms`, `--inspect`, and `--help`.
 ///
 /// An `AsyncParsableCommand` with an `async` ``run()``: the server is a `ServiceGroup`, and the loop is its guest
 /// (`MainLoopService`), pumped from the main queue while the async main waits. A bad flag exits 64
@@ -35,21 +35,26 @@ struct PubSubServerCommand: AsyncParsableCommand {
     static let idleTimeoutRange = 1...86_400
     static let maximumClientsRange = 1...1_000_000
     static let maximumLineLengthRange = 128...16_777_216
+    static let groupLeaseRange = 300...3_600_000
 
     static let configuration = CommandConfiguration(
         commandName: "pubsub-server",
         abstract: "A line-protocol publish/subscribe server on 127.0.0.1.",
         discussion: """
-            Clients connect over TCP (nc 127.0.0.1 7420) and send one command per line: SUB <topic>, UNSUB <topic>, \
-            PUB <topic> <message>, STATS, DEBUG, QUIT. Each subscriber gets MSG <topic> <message> for what is \
-            published; a client that stops reading gets the latest message of each topic when it reads again, and \
+            Clients connect over TCP (nc 127.0.0.1 7420) and send one command per line: SUB <topic>, \
+            QSUB <group> <topic>, UNSUB <topic>, PUB <topic> <message>, STATS, DEBUG, QUIT. Each subscriber gets \
+            MSG <topic> <message> for what is published, and each queue group (QSUB) gets it once, on one of its \
+            clients; a client that stops reading gets the latest message of each topic when it reads again, and \
             STATS counts the ones it missed. The server prints the address it listens on, then only what goes wrong; \
             kill -USR1 <pid> prints the main loop's snapshot (what DEBUG answers).
 
             With --postgres postgres://user[:password]@host[:port]/database, servers sharing one database behave \
             as one server: a SUB on one receives a PUB on another, every server delivers a topic's messages in one \
             order, and a server whose database connection drops catches up on reconnecting, losing nothing. A PUB \
-            that cannot be published gets ERR PUB <topic> failed: <reason>. Without it, the server is on its own.
+            that cannot be published gets ERR PUB <topic> failed: <reason>. Without it, the server is on its own. \
+            A queue group then spans every server: each message goes to one client of the group on any server, is \
+            acknowledged once written to that client, and goes to another server --group-lease-ms after the server \
+            holding it died.
 
             Press Ctrl-C (or send SIGTERM) to stop it: it stops accepting, gives each client up to \
             --flush-deadline-ms to take what is queued, closes every connection and exits 0.
@@ -111,6 +116,16 @@ struct PubSubServerCommand: AsyncParsableCommand {
     var postgres: String?
 
     @Option(
+        name: .customLong("group-lease-ms"),
+        help: ArgumentHelp(
+            "With --postgres: how long after a server dies the queue group messages it held go to another server, in "
+                + "milliseconds (300 to 3600000).",
+            valueName: "ms"
+        )
+    )
+    var groupLeaseMilliseconds = 10_000
+
+    @Option(
         name: .customLong("inspect"),
         help: ArgumentHelp(
             "Serve the loop inspector on a Unix domain socket at this path (for mainline-console).",
@@ -125,6 +140,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
         try Self.check("--idle-timeout-s", idleTimeoutSeconds, in: Self.idleTimeoutRange)
         try Self.check("--max-clients", maximumClients, in: Self.maximumClientsRange)
         try Self.check("--max-line-bytes", maximumLineLength, in: Self.maximumLineLengthRange)
+        try Self.check("--group-lease-ms", groupLeaseMilliseconds, in: Self.groupLeaseRange)
         _ = try databaseURL()
     }
 
@@ -161,7 +177,12 @@ struct PubSubServerCommand: AsyncParsableCommand {
 
         var cluster: ClusterLink?
         if let url = try databaseURL() {
-            cluster = try await ClusterLink(url: url, maximumLineLength: maximumLineLength, logger: logger)
+            cluster = try await ClusterLink(
+                url: url,
+                maximumLineLength: maximumLineLength,
+                groupLease: .milliseconds(groupLeaseMilliseconds),
+                logger: logger
+            )
         }
         let broker = await Broker(
             idleTimeout: .seconds(idleTimeoutSeconds),

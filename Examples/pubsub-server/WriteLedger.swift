@@ -21,12 +21,18 @@ import Mainline
 ///
 /// Retrying on the channel's event loop is the one place that can: the completion runs there, and nothing on the
 /// main loop would notice a refused post of a paused client that neither reads nor sends anything more.
+///
+/// A write that failed (the client went away) counts as completed, and also makes ``hasFailed`` true for good: a queue
+/// group's `MSG` is acknowledged only once its write reached the kernel, so the connection must tell a write that
+/// failed from one that did not (writes on one channel complete in order, and none succeeds after one failed).
 final class WriteLedger: @unchecked Sendable {
-    // @unchecked Sendable: `completed` and `isReporting` are read and written only while `lock` is held; the other
-    // stored properties are immutable and Sendable.
+    // @unchecked Sendable: `completed`, `failed` and `isReporting` are read and written only while `lock` is held; the
+    // other stored properties are immutable and Sendable.
     private let lock = NSLock()
     /// Bytes whose writes completed since the last ``take()``. Protected by `lock`.
     private var completed = 0
+    /// Whether any recorded write failed. Protected by `lock`.
+    private var failed = false
     /// Whether a report is posted, or waiting to be posted again, and has not yet taken the count. Protected by
     /// `lock`.
     private var isReporting = false
@@ -57,9 +63,14 @@ final class WriteLedger: @unchecked Sendable {
 
     /// Records that a write of `count` bytes completed (whether it succeeded or failed: either way the bytes are no
     /// longer in flight), and posts a report unless one is already waiting. Call it on any thread.
-    func record(_ count: Int) {
+    ///
+    /// - Parameters:
+    ///   - count: The bytes of the write.
+    ///   - written: Whether they reached the kernel; `false` when the write failed, which ``hasFailed`` then says.
+    func record(_ count: Int, written: Bool = true) {
         let mustReport = lock.withLock {
             completed += count
+            if !written { failed = true }
             defer { isReporting = true }
             return !isReporting
         }
@@ -78,6 +89,10 @@ final class WriteLedger: @unchecked Sendable {
             return completed
         }
     }
+
+    /// Whether a recorded write failed: the client's connection is broken, and no later write of it reaches the client.
+    /// Read it after ``take()``; it never becomes `false` again. Thread-safe.
+    var hasFailed: Bool { lock.withLock { failed } }
 
     /// Posts the report; when the loop is full, tries again after `delay`, then after twice as long, up to
     /// ``longestRetryDelay``.

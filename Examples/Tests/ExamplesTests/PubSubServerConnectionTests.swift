@@ -14,7 +14,7 @@ struct PubSubServerConnectionTests {
     /// until the test runs them. Thread-safe (protected by `lock`).
     final class FakeSocket: ClientSocket, @unchecked Sendable {
         private let lock = NSLock()
-        private var waiting: [@Sendable () -> Void] = []
+        private var waiting: [@Sendable (Bool) -> Void] = []
         private var retries: [@Sendable () -> Void] = []
         private var lines: [String] = []
         private(set) var isReading: Bool? {
@@ -30,7 +30,7 @@ struct PubSubServerConnectionTests {
         /// Retries asked for and not yet run.
         var retriesWaiting: Int { lock.withLock { retries.count } }
 
-        func write(_ buffer: Bytes, completed: @escaping @Sendable () -> Void) {
+        func write(_ buffer: Bytes, completed: @escaping @Sendable (_ written: Bool) -> Void) {
             let text = String(buffer: buffer)
             lock.withLock {
                 lines += text.split(separator: "\n").map(String.init)
@@ -46,13 +46,14 @@ struct PubSubServerConnectionTests {
             { [self] _, attempt in lock.withLock { retries.append(attempt) } }
         }
 
-        /// The kernel took every write handed over so far: their completions run, here.
-        func completeAll() {
+        /// The kernel took every write handed over so far (or, with `written` false, they failed: the client went
+        /// away): their completions run, here.
+        func completeAll(written: Bool = true) {
             let completions = lock.withLock {
                 defer { waiting = [] }
                 return waiting
             }
-            for completed in completions { completed() }
+            for completed in completions { completed(written) }
         }
 
         /// Runs the retries asked for so far.
