@@ -68,7 +68,8 @@ extension StreamSubscriber {
     }
 
     /// Hands back to the group, uncounted (its delivery count goes back down), what `member` claimed but has not
-    /// placed in its mailbox, forgets it, and hints the other members if there was any; what it placed it keeps.
+    /// placed in its mailbox, forgets it, and hints the other members if there was any; what it placed (and what its
+    /// consumer acknowledged, until that is written) it keeps.
     ///
     /// On joining, this drops what an earlier connection claimed; on stopping, it lets the other members take at once
     /// what this one will not place, instead of at its lease's end.
@@ -76,7 +77,9 @@ extension StreamSubscriber {
         let keep = member.state.withLock { state in
             // A delivery waiting for room stays: its sender task holds it.
             state.backlog.removeLast(state.waiting == nil ? state.backlog.count : state.backlog.count - 1)
-            return state.held
+            // So do acknowledgements not written yet: the consumer may have acknowledged since the round wrote the last
+            // ones, and an event handed back before its acknowledgement is written would be delivered again.
+            return state.held + state.acknowledgements
         }
         let release: PostgresQuery = """
             WITH released AS (

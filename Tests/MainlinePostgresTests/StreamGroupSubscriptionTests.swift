@@ -158,6 +158,63 @@ struct StreamGroupSubscriptionTests {
         }
     }
 
+    /// A member that joins again on a new connection keeps what its consumer acknowledged until the acknowledgement
+    /// is written. Its consumer here acknowledges all the time, one event every 5 ms from a task of its own (slower
+    /// than a reconnect, 50 ms for a window of 20), so acknowledgements arrive while a rejoin hands back what the member
+    /// does not hold; had those been handed back, the
+    /// member would claim them again and deliver them twice (with an unchanged delivery count: only a set of sequences
+    /// shows it).
+    @Test func aMemberJoiningAgainWhileItsConsumerAcknowledgesDeliversNoEventTwice() async throws {
+        try await PostgresTestCluster.with { cluster in
+            try await withPublisher(cluster) { publisher in
+                for chunk in 0..<6 {
+                    let messages = (1...100).map { StreamPublisher.Message(ByteBuffer(string: "\(chunk * 100 + $0)")) }
+                    try await publisher.publish(contentsOf: messages, to: "s")
+                }
+            }
+            let options = testOptions { $0.groupWindow = 20 }
+            let subscriber = StreamSubscriber(configuration: cluster.configuration, options: options)
+            let (member, mailbox) = try member(of: subscriber, capacity: 100)
+            let taken = AsyncStream.makeStream(of: StreamEvent<String>.self)
+            var received: [Int64] = []
+            var token: SimpleEventToken?
+            mailbox.event.addObserver(&token) { _ in
+                for case .event(let event) in mailbox.takeAll() {
+                    received.append(event.sequence)
+                    taken.continuation.yield(event)
+                }
+            }
+            let acknowledging = Task {
+                for await event in taken.stream {
+                    member.acknowledge(event)
+                    try? await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            defer { acknowledging.cancel() }
+            var reconnects = 0
+            try await whileRunning(subscriber) {
+                while received.count < 600 {
+                    let before = received.count
+                    try await waitUntil(
+                        "more events on a connection",
+                        state: { "received \(received.count); \(member.counts); \(progress(of: subscriber))" }
+                    ) {
+                        received.count >= min(before + 30, 600) && subscriber.counts.isConnected
+                    }
+                    if received.count < 600, reconnects < 25,
+                        try await cluster.terminateBackends(applicationName: options.applicationName) == 1
+                    {
+                        reconnects += 1
+                    }
+                }
+            }
+            #expect(reconnects >= 10, "too few rejoins to show anything")
+            #expect(received.count == Set(received).count, "delivered twice: \(received.count - Set(received).count)")
+            #expect(Set(1...600).subtracting(received).isEmpty, "never delivered")
+            _ = token
+        }
+    }
+
     @Test func misusedGroupSubscriptionsAreTypedErrors() throws {
         let subscriber = StreamSubscriber(
             configuration: .init(host: "localhost", username: "u", password: nil, database: nil, tls: .disable)
