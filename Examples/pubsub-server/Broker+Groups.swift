@@ -17,17 +17,24 @@ extension Broker {
     /// The queue groups with clients on this server (or with a `QSUB` waiting to join).
     var queueGroupCount: Int { queueGroups.values.reduce(0) { $0 + $1.count } }
 
-    /// `QSUB` on a server of its own: joins `client` to the group at once and answers `OK QSUB <group> <topic>`.
-    func queueSubscribe(_ client: ClientConnection, to id: QueueGroupID) {
-        let viewModel = client.viewModel
+    /// The group `viewModel`'s client may join as `id`, or `nil` once it was answered why not: it is in the group
+    /// already, or the server has ``maximumQueueGroups``.
+    private func groupToJoin(_ id: QueueGroupID, for viewModel: ClientViewModel) -> QueueGroup? {
         guard !viewModel.queueGroups.contains(id) else {
             viewModel.reply("ERR already in group \(id.group) of \(id.topic)")
-            return
+            return nil
         }
         guard let group = queueGroup(for: id) else {
             viewModel.reply("ERR too many groups (limit \(Self.maximumQueueGroups))")
-            return
+            return nil
         }
+        return group
+    }
+
+    /// `QSUB` on a server of its own: joins `client` to the group at once and answers `OK QSUB <group> <topic>`.
+    func queueSubscribe(_ client: ClientConnection, to id: QueueGroupID) {
+        let viewModel = client.viewModel
+        guard let group = groupToJoin(id, for: viewModel) else { return }
         _ = viewModel.join(id)
         // The answer first: what waited for a client of the group follows it.
         viewModel.reply("OK QSUB \(id.group) \(id.topic)")
@@ -42,14 +49,7 @@ extension Broker {
             viewModel.reply(reason)
             return
         }
-        guard !viewModel.queueGroups.contains(id) else {
-            viewModel.reply("ERR already in group \(id.group) of \(id.topic)")
-            return
-        }
-        guard let group = queueGroup(for: id) else {
-            viewModel.reply("ERR too many groups (limit \(Self.maximumQueueGroups))")
-            return
-        }
+        guard let group = groupToJoin(id, for: viewModel) else { return }
         // The group stays while the member opens, and keeps what the member delivers meanwhile for its first client.
         group.joining += 1
         defer {
