@@ -28,8 +28,10 @@ struct StreamPublisherDeadlineTests {
                 }
                 let waited = ContinuousClock.now - started
                 try await cluster.start()
-                // The pool connects again by itself; this publish waits for it (its own deadline is long).
-                let after = try await publisher.publish(bytes: Array("after".utf8), to: "s", timeout: .seconds(120))
+                // The pool connects again by itself; this publish waits for it (its own deadline is long: the pool's
+                // backoff grows while the server is down, up to a minute between attempts, and under ThreadSanitizer
+                // one CI run's stop and start took a minute; 120 s was once not enough there).
+                let after = try await publisher.publish(bytes: Array("after".utf8), to: "s", timeout: .seconds(360))
                 #expect(waited < .seconds(30))  // the deadline answered it, not the pool's own give-up (a minute)
                 return (outcome, after, publisher.counts)
             }
