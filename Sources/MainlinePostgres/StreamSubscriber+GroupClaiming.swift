@@ -14,27 +14,26 @@ extension StreamSubscriber {
         guard wanted > 0 else { return }
         var claimed: [StreamGroupSubscription.Pending] = []
         try await inTransaction(on: connection) {
+            // Only the group's row: a statement's snapshot is taken when it starts, before it waits for the lock, so
+            // anything else it read (the stream's head) could predate the claim that held the lock and moved `handed`
+            // past it (under READ COMMITTED the locked row itself is read again once the lock is granted). The head is
+            // read by `ingest`, in a statement that starts after the lock is held.
             let lock: PostgresQuery = """
-                SELECT g.handed, coalesce(h.last_sequence, 0)
-                FROM \(unescaped: schema.groupsTable) g
-                LEFT JOIN \(unescaped: schema.headsTable) h ON h.stream = g.stream
-                WHERE g.stream = \(member.stream) AND g.grp = \(member.group)
-                FOR UPDATE OF g
+                SELECT handed FROM \(unescaped: schema.groupsTable)
+                WHERE stream = \(member.stream) AND grp = \(member.group)
+                FOR UPDATE
                 """
-            var found: (handed: Int64, head: Int64)?
-            for try await row in try await connection.queryUnlessClosed(lock, logger: logger)
-                .decode((Int64, Int64).self)
-            {
-                found = row
+            var handed: Int64?
+            for try await row in try await connection.queryUnlessClosed(lock, logger: logger).decode(Int64.self) {
+                handed = row
             }
-            guard let (handed, head) = found else {
+            guard let handed else {
                 // The group's row is gone (its tables were recreated): join again.
                 member.state.withLock { $0.mustJoin = true }
                 return
             }
             let (newHanded, gap) = try await ingest(
                 after: handed,
-                head: head,
                 upTo: Int64(wanted),
                 for: member,
                 on: connection
@@ -67,35 +66,49 @@ extension StreamSubscriber {
 
     /// Inserts claim rows (held by nobody) for up to `limit` events after `handed`; returns how far the stream is now
     /// handed into the group, and the gap before the first event, if events there were deleted.
+    ///
+    /// Runs under the group's row lock, so `handed` is the latest committed and nobody else moves it meanwhile. The
+    /// events and the stream's head are read in one statement, so in one snapshot, taken after the lock was granted:
+    /// publishers commit a stream's events in sequence order and move its head in the same transaction, so that
+    /// snapshot holds every event up to the head that retention has not deleted, and a head below `handed` can only
+    /// mean the stream went back (its tables were recreated). The first and last events are those the snapshot holds,
+    /// not those whose claim rows this statement inserted, so a claim row that exists already cannot pass for a gap.
     private func ingest(
         after handed: Int64,
-        head: Int64,
         upTo limit: Int64,
         for member: StreamGroupSubscription,
         on connection: PostgresConnection
     ) async throws -> (handed: Int64, gap: StreamResync?) {
         let query: PostgresQuery = """
-            WITH ev AS (
+            WITH ev AS MATERIALIZED (
                 SELECT sequence, key FROM \(unescaped: schema.eventsTable)
                 WHERE stream = \(member.stream) AND sequence > \(handed)
                 ORDER BY sequence LIMIT \(limit)
+            ), inserted AS (
+                INSERT INTO \(unescaped: schema.claimsTable) (stream, grp, sequence, key)
+                SELECT \(member.stream), \(member.group), sequence, key FROM ev
+                ON CONFLICT DO NOTHING
+                RETURNING 1
             )
-            INSERT INTO \(unescaped: schema.claimsTable) (stream, grp, sequence, key)
-            SELECT \(member.stream), \(member.group), sequence, key FROM ev
-            ON CONFLICT DO NOTHING
-            RETURNING sequence
+            SELECT (SELECT min(sequence) FROM ev), (SELECT max(sequence) FROM ev),
+                coalesce((SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(member.stream)), 0),
+                (SELECT count(*) FROM inserted)
             """
-        var first: Int64?
-        var last = handed
-        for try await sequence in try await connection.queryUnlessClosed(query, logger: logger).decode(Int64.self) {
-            first = min(first ?? sequence, sequence)
-            last = max(last, sequence)
+        var found: (first: Int64?, last: Int64?, head: Int64)?
+        for try await (first, last, head, _) in try await connection.queryUnlessClosed(query, logger: logger)
+            .decode((Int64?, Int64?, Int64, Int64).self)
+        {
+            found = (first, last, head)
         }
-        guard let first else {
+        guard let found else {
+            // Unreachable: a statement of scalar subqueries returns one row.
+            preconditionFailure("BUG DETECTED: handing \(member.stream.debugDescription) into a group returned no row")
+        }
+        guard let first = found.first, let last = found.last else {
             // Nothing after `handed`: a head beyond it means the events in between were deleted; a head before it, that
             // the stream went back (its tables were recreated). Either way the group continues from the head.
-            guard head != handed else { return (handed, nil) }
-            return (head, StreamResync(stream: member.stream, lastDelivered: handed, resumesAfter: head))
+            guard found.head != handed else { return (handed, nil) }
+            return (found.head, StreamResync(stream: member.stream, lastDelivered: handed, resumesAfter: found.head))
         }
         guard first > handed + 1 else { return (last, nil) }
         return (last, StreamResync(stream: member.stream, lastDelivered: handed, resumesAfter: first - 1))

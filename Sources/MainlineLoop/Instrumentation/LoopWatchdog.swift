@@ -21,6 +21,12 @@
 /// The watchdog keeps a heartbeat queued there; when it waits past the threshold while the loop runs nothing of its
 /// own, the stall is reported once, labelled `main actor`.
 ///
+/// - Important: Reading the backtrace interrupts the loop thread with a signal, and a thread asleep in `usleep`,
+///   `nanosleep` or `sleep` wakes from it early (the call returns `EINTR`). A demo job that "holds the loop" with
+///   `usleep(300_000)` runs until the first capture, about one threshold, not 300 ms. Hold it with
+///   `Thread.sleep(forTimeInterval:)`, which sleeps again for what remains, or with real work (or set
+///   ``backtraceTimeout`` to `.zero`). Waits on locks and condition variables are not disturbed.
+///
 /// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported ``LoopStall/duration``
 ///   is how long the work had held the loop at that moment ("has held the loop for at least …"). When the stall ends,
 ///   the watchdog logs its total ("… held the loop for 312.5 ms in total"), within a quarter of the threshold.
