@@ -98,7 +98,7 @@ struct StreamSubscriberGroupClaimingTests {
     /// (Without the fix, 2 of 4 runs of four rounds each failed here on a busy 2-core machine; the test above fails
     /// every time.)
     @Test func membersOfAStreamStillBeingPublishedGetEachEventOnceAndNoResync() async throws {
-        let load = CPULoad(threads: 2 * ProcessInfo.processInfo.activeProcessorCount)
+        let load = CPULoad()
         defer { load.stop() }
         try await PostgresTestCluster.with { cluster in
             for round in 1...Self.rounds {
