@@ -145,6 +145,11 @@ struct ConsoleViewsTests {
         )
         #expect(frames.count == 42)
         #expect(frames[38].contains(" main + 1234 in dashboard"))
+        let overview = OverviewView.lines(
+            try Self.snapshot(SnapshotFixtures.stallWithLongBacktrace()),
+            rates: IterationRates()
+        )
+        #expect(overview.contains("  stalls: 1, the last ≥ 109.1 ms at App/Stall.swift:7 \"stall on purpose\""))
     }
 
     @Test func aBacktraceWithoutFramesOfTheProcesssOwnShowsItsFirstFrames() {
