@@ -97,7 +97,8 @@ enum BacktraceFolding {
 
     /// What the compiler writes before a name that belongs to the function named after it.
     static let compilerPrefixes = [
-        "static ", "@objc ", "@nonobjc ", "specialized ", "partial apply for ", "merged ", "outlined ",
+        "static ", "@objc ", "@nonobjc ", "specialized ", "partial apply for ", "partial apply forwarder for ",
+        "merged ", "outlined ",
         "protocol witness for ", "dispatch thunk of ", "variable initialization expression of ",
         "lazy protocol witness table accessor for ", "async function pointer to ",
     ]
