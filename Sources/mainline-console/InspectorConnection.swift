@@ -28,7 +28,8 @@ final class InspectorConnection {
     }
 
     let path: String
-    private let descriptor: Int32
+    /// The connected socket.
+    let descriptor: Int32
     /// Bytes read past the last answer.
     private var pending: [UInt8] = []
 
@@ -65,6 +66,29 @@ final class InspectorConnection {
     }
 
     deinit { close(descriptor) }
+
+    /// Asks for `request` on `connection`, or on a new connection to `path` when there is none or it failed; keeps
+    /// the connection that answered in `connection` (`nil` after a failure).
+    ///
+    /// The inspector closes a connection that asked nothing for a while (10 s), with a line saying so: a kept
+    /// connection may have been closed since the last request, or its process restarted. One new connection is tried
+    /// then, and its failure is the one thrown.
+    ///
+    /// - Throws: ``Failure``, of the new connection.
+    static func ask(
+        _ request: String,
+        path: String,
+        reusing connection: inout InspectorConnection?
+    ) throws(Failure) -> (line: String, document: [String: Any]) {
+        if let kept = connection {
+            if let answer = try? kept.ask(request) { return answer }
+            connection = nil
+        }
+        let fresh = try InspectorConnection(path: path)
+        let answer = try fresh.ask(request)
+        connection = fresh
+        return answer
+    }
 
     /// Asks for `request` (`snapshot` or `recorder`) and returns the answer line, checked to be a document of the
     /// inspector's and not an error.

@@ -62,13 +62,25 @@ struct LoopSummary {
     /// A stall: the job that held the loop, its backtrace and what happened just before.
     struct Stall {
         var job: Job
+        /// Whether the watchdog saw it end (`nil` from an inspector that does not say).
+        var ended: Bool?
+        /// How long it held the loop in all, once it ended.
+        var totalMs: Double?
         var backtrace: [String]
         var lastEvents: [[String: Any]]
 
         init(_ object: [String: Any]) {
             job = Job(object)
+            ended = object.bool("ended")
+            totalMs = object.number("totalMs")
             backtrace = object.strings("backtrace")
             lastEvents = object.objects("lastEvents")
+        }
+
+        /// `309.0 ms` once it ended; `≥ 109.1 ms`, the watchdog's lower bound at detection, until then.
+        var held: String {
+            if let totalMs { return Formatting.duration(milliseconds: totalMs) }
+            return "≥ " + Formatting.duration(milliseconds: job.durationMs)
         }
     }
 

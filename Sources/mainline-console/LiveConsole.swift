@@ -9,8 +9,10 @@ import Glibc
 /// `LiveConsole` is **not** thread-safe: the console's one thread runs it.
 ///
 /// Keys: `1`–`6` (or `o`, `j`, `m`, `v`, `t`, `s`) switch views, `f` freezes the display (no new snapshots; the
-/// header counts how long) and unfreezes it, `q` quits. A connection the inspector closes (the process ended or restarted) is tried again every
-/// interval; the header says so meanwhile, and the last snapshot stays on screen.
+/// header counts how long) and unfreezes it, `q` quits. The connection is kept from one refresh to the next; one the
+/// inspector closed while the console asked nothing (frozen, or a long interval) is replaced at the next refresh. When
+/// the process ended or restarted, a new connection is tried every interval; the header says so meanwhile, and the
+/// last snapshot stays on screen.
 final class LiveConsole {
     private let path: String
     private let intervalMilliseconds: Int
@@ -87,18 +89,12 @@ final class LiveConsole {
 
     private func refresh() {
         do throws(InspectorConnection.Failure) {
-            let connection: InspectorConnection
-            if let attached = self.connection {
-                connection = attached
-            } else {
-                connection = try InspectorConnection(path: path)
-                self.connection = connection
-            }
-            snapshot = InspectorSnapshot(try connection.ask("snapshot").document)
+            snapshot = InspectorSnapshot(
+                try InspectorConnection.ask("snapshot", path: path, reusing: &connection).document
+            )
             rates.add(snapshot, fallbackTime: Self.now())
             problem = nil
         } catch {
-            connection = nil
             problem = error.description
         }
     }

@@ -27,7 +27,7 @@ enum OverviewView {
             }
             if let last = loop.stalls.last {
                 lines.append(
-                    "  stalls: \(loop.stalls.count), the last \(Formatting.duration(milliseconds: last.job.durationMs)) at "
+                    "  stalls: \(loop.stalls.count), the last \(last.held) at "
                         + Formatting.origin(site: last.job.site, label: last.job.label)
                 )
             }

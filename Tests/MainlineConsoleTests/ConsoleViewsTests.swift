@@ -112,7 +112,7 @@ struct ConsoleViewsTests {
     @Test func aStallShowsItsSiteLabelDurationBacktraceAndLastEvents() throws {
         #expect(
             StallsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [
-                "STALL of at least 1.2 s on loop main, 3.0 s ago (callback)",
+                "STALL of 1.2 s on loop main, 3.0 s ago (callback; reported at 109.1 ms)",
                 "  site:  App/Stall.swift:7",
                 "  label: stall on purpose",
                 "  backtrace:",
@@ -123,6 +123,75 @@ struct ConsoleViewsTests {
                 "    at 11.0 ms slowJob durationMs=3.2 site=App/File.swift:12",
             ]
         )
+    }
+
+    @Test func aStallNotSeenToEndShowsTheLowerBoundAndItsBacktraceFoldedToTheProcesssOwnFrames() throws {
+        let lines = StallsView.lines(try Self.snapshot(SnapshotFixtures.stallWithLongBacktrace()))
+        let frames = SnapshotFixtures.longBacktrace
+        #expect(
+            lines == [
+                "STALL of at least 109.1 ms on loop main, 20.0 ms ago (callback; no end seen yet)",
+                "  site:  App/Stall.swift:7",
+                "  label: stall on purpose",
+                "  backtrace:",
+                "    " + frames[3],
+                "    " + frames[4],
+                "    " + frames[38],
+                "    " + frames[0] + "   (where the thread was)",
+                "    … 38 more frames (runtime, loop, glue): --once --json or --dump has them all",
+                "  last events:",
+                "    at 5.0 ms stall backtrace=(42 entries) durationMs=120.0 ended=true label=earlier",
+            ]
+        )
+        #expect(frames.count == 42)
+        #expect(frames[38].contains(" main + 1234 in dashboard"))
+        let overview = OverviewView.lines(
+            try Self.snapshot(SnapshotFixtures.stallWithLongBacktrace()),
+            rates: IterationRates()
+        )
+        #expect(overview.contains("  stalls: 1, the last ≥ 109.1 ms at App/Stall.swift:7 \"stall on purpose\""))
+    }
+
+    @Test func aBacktraceWithoutFramesOfTheProcesssOwnShowsItsFirstFrames() {
+        let frames = (0..<20).map { "#\($0) 0x00007f3a1c2e4545 in libc.so.6" }
+        #expect(
+            BacktraceFolding.lines(frames)
+                == Array(frames.prefix(8)) + [
+                    "… 12 more frames (runtime, loop, glue): --once --json or --dump has them all"
+                ]
+        )
+        #expect(BacktraceFolding.lines(Array(frames.prefix(2))) == Array(frames.prefix(2)))
+    }
+
+    @Test(arguments: [
+        ("#3 0x1 MyApp.Catalogue.load() -> () + 42 in myapp", true),
+        ("#4 0x1 closure #1 () -> () in MyApp.main() + 3 in myapp", true),
+        ("#4 0x1 closure #2 (Swift.Int) -> Swift.Bool in closure #1 in MyApp.f() + 3 in myapp", true),
+        ("#5 0x1 specialized MyApp.Cache.fill<A>(A) -> () + 1 in myapp", true),
+        ("#6 0x1 NIOPosix.SelectableEventLoop.run() -> () + 7 in myapp", true),
+        ("#7 0x1 main + 12 in myapp", true),
+        ("#4 0x1 static MyApp.Stall.hold(Dispatch.DispatchSemaphore) -> () + 27 in myapp", true),
+        ("#5 0x1 (extension in MyApp):MainlineLoop.MainLoop.hold() -> () + 1 in myapp", true),
+        ("#22 0x1 protocol witness for MainlineLoop._UVEngineClient.run() -> () in conformance X + 9 in myapp", false),
+        ("#26 0x1 @objc MainlineLoop.(_idle in _3606A7)(Swift.Optional<__C.uv_idle_s>) -> () + 9 in myapp", false),
+        ("#8 0x1 closure #1 () -> () in MainlineLoop.MainLoop.post(_: () -> ()) -> () + 4 in myapp", false),
+        ("#9 0x1 MainlineViewModels.ViewModel.resume() -> () + 4 in myapp", false),
+        ("#9 0x1 MainlineConsoleTests.Stalls.hold() -> () + 4 in MainlinePackageTests.xctest", true),
+        ("#10 0x1 thunk for @escaping @callee_guaranteed () -> () + 4 in myapp", false),
+        ("#32 0x1 partial apply forwarder for closure #2 () -> () in MainlineLoop.MainLoop.run() + 15 in a", false),
+        ("#34 0x1 partial apply forwarder for reabstraction thunk helper from () -> () + 1 in myapp", false),
+        ("#40 0x1 partial apply forwarder for closure #1 () -> () in dashboard.Command.run() -> () + 16 in a", true),
+        ("#11 0x1 Swift.Array.map<A>((A) throws -> B) -> [B] + 9 in myapp", false),
+        ("#12 0x1 uv_run + 397 in myapp", false),
+        ("#13 0x1 _start + 37 in myapp", false),
+        ("#14 0x1 usleep + 73 in libc.so.6", false),
+        ("#15 0x1 swift_task_switch + 1 in libswift_Concurrency.so", false),
+        ("#16 0x1 in myapp", false),
+        ("#17 0x1", false),
+        ("not a frame", false),
+    ])
+    func aFrameIsTheProcesssOwnWhenNamedInTheExecutableAndOfNoSharedModule(frame: String, isOwn: Bool) {
+        #expect(BacktraceFolding.isOwnCode(frame) == isOwn)
     }
 
     @Test func aDocumentThatDescribesLittleStillShowsWhatItHas() throws {

@@ -1,5 +1,5 @@
 /// Documents of schema 1 as a process's inspector serves them, with every field the console shows: what the loop
-/// describers of issue 27 produce, written out.
+/// describers produce, written out.
 enum SnapshotFixtures {
     /// The main loop: counters, a delay histogram, a job running now, one stall with its backtrace and last events,
     /// two slow jobs at one site and one at another, and a repeating timer.
@@ -10,7 +10,8 @@ enum SnapshotFixtures {
         "delay":{"p50Ms":0.02,"p99Ms":1.2,"maxMs":3.1,"samples":200,"buckets":[{"upToMs":0.016,"count":160},\
         {"upToMs":1.024,"count":36},{"upToMs":4.096,"count":4}]},\
         "running":{"site":"App/Workers.swift:42","label":null,"forMs":12.0},\
-        "stalls":[{"site":"App/Stall.swift:7","label":"stall on purpose","kind":"callback","durationMs":1250.0,\
+        "stalls":[{"site":"App/Stall.swift:7","label":"stall on purpose","kind":"callback","durationMs":109.1,\
+        "ended":true,"totalMs":1250.0,\
         "ageMs":3000.0,"backtrace":["#0 holdTheLoopOnPurpose(milliseconds:)","#1 closure in main"],\
         "lastEvents":[{"atMs":10.5,"kind":"wakeUp"},{"atMs":11.0,"kind":"slowJob","site":"App/File.swift:12",\
         "durationMs":3.2}]}],\
@@ -34,6 +35,50 @@ enum SnapshotFixtures {
         "coordinators":[{"type":"SignUpCoordinator","id":4,"state":"running","stack":["email","PasswordCoordinator (child)"]},\
         {"type":"NavigationStack","id":5,"state":null,"stack":["home","email (SignUpCoordinator)"]}]}
         """
+    }
+
+    /// A stall's backtrace as a dashboard's main loop has it, 42 frames: the C library's sleep, the process's own
+    /// functions and closures, compiler glue, the loop's machinery and libuv, and the start of the process.
+    static let longBacktrace: [String] = {
+        var frames = [
+            "0x00007f3a1c2e4545 clock_nanosleep + 197 in libc.so.6",
+            "0x00007f3a1c2e8e53 nanosleep + 19 in libc.so.6",
+            "0x00007f3a1c31a2b9 usleep + 73 in libc.so.6",
+            "0x000055d1c0a1b2c3 Dashboard.holdTheLoopOnPurpose(milliseconds: Swift.Int) -> () + 42 in dashboard",
+            "0x000055d1c0a1b3d0 closure #1 @Sendable @MainActor () -> () in "
+                + "Dashboard.scheduleStallOnPurpose(after: Swift.Duration, holding: Swift.Duration) -> () "
+                + "+ 30 in dashboard",
+            "0x000055d1c0a1b500 reabstraction thunk helper from @escaping @callee_guaranteed @Sendable () -> () "
+                + "+ 20 in dashboard",
+        ]
+        for index in 0..<30 {
+            frames.append(
+                "0x000055d1c0b0\(1000 + index) closure #\(index % 3 + 1) () -> () in "
+                    + "MainlineLoop._LoopScheduler.runTimers(now: MainlineLoop.LoopInstant) -> Swift.Int "
+                    + "+ \(index) in dashboard"
+            )
+        }
+        frames += [
+            "0x000055d1c0c01111 uv__run_timers + 53 in dashboard",
+            "0x000055d1c0c02222 uv_run + 397 in dashboard",
+            "0x000055d1c0a10000 main + 1234 in dashboard",
+            "0x00007f3a1c229d8a __libc_start_call_main + 122 in libc.so.6",
+            "0x00007f3a1c229e45 __libc_start_main + 133 in libc.so.6",
+            "0x000055d1c0a0f0a5 _start + 37 in dashboard",
+        ]
+        return frames.enumerated().map { "#\($0.offset) \($0.element)" }
+    }()
+
+    /// A snapshot of the main loop with one stall not yet seen to end, whose backtrace is ``longBacktrace`` and whose
+    /// last events hold an earlier stall (with its own backtrace).
+    static func stallWithLongBacktrace() -> String {
+        let backtrace = "[" + longBacktrace.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        return """
+            {"schema":1,"loops":[{"name":"main","kind":"MainLoop","stalls":[{"site":"App/Stall.swift:7",\
+            "label":"stall on purpose","kind":"callback","durationMs":109.1,"ended":false,"totalMs":null,"ageMs":20.0,\
+            "backtrace":\(backtrace),"lastEvents":[{"atMs":5.0,"kind":"stall","label":"earlier","durationMs":120.0,"ended":true,\
+            "backtrace":\(backtrace)}]}]}]}
+            """
     }
 
     /// The recorder document of the main loop.

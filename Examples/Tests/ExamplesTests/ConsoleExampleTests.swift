@@ -136,7 +136,7 @@ struct ConsoleExampleTests {
         #expect(await server.terminate().status == 0)
     }
 
-    @Test func aStallMadeOnPurposeShowsInTheStallsViewWithItsSiteLabelAndBacktrace() async throws {
+    @Test func aStallMadeOnPurposeShowsInTheStallsViewWithItsSiteLabelFoldedBacktraceAndTotal() async throws {
         let folder = Inspection.socketFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/dashboard.sock"
@@ -153,10 +153,19 @@ struct ConsoleExampleTests {
 
         try session.press("6")
         let screen = try await session.waitUntil("the stall on purpose, with its site and backtrace") {
-            $0.contains("[6 stalls]") && $0.contains("STALL of at least ") && $0.contains("StallOnPurpose.swift:")
+            $0.contains("[6 stalls]") && $0.contains("STALL of ") && $0.contains("StallOnPurpose.swift:")
                 && $0.contains("label: dashboard: stall on purpose") && $0.contains("holdTheLoopOnPurpose")
         }
         #expect(screen.contains("  backtrace:"), "\(screen)")
+        // The backtrace is folded to the dashboard's own frames: the rest is counted, and the view fits the pane.
+        #expect(screen.contains(" more frames (runtime, loop, glue)"), "\(screen)")
+        // Once the stall has ended (1.5 s), the view shows its total, and when the watchdog reported it.
+        let ended = try await session.waitUntil("the stall's total, once it ended") {
+            $0.contains("(callback; reported at ")
+        }
+        let header = ended.split(separator: "\n").first { $0.hasPrefix("STALL of ") } ?? ""
+        let total = header.dropFirst("STALL of ".count).prefix { $0 != " " }
+        #expect(Double(total).map { $0 >= 1.5 } == true && header.contains(" s on loop main"), "\(ended)")
 
         try session.press("q")
         #expect(try await session.waitFor("tty:").contains("exit=0"))

@@ -16,7 +16,6 @@ extension _InspectionRegistry {
     ) -> _LoopInspectionHandle {
         let collector = _LoopSnapshotCollector()
         let handle = _LoopInspectionHandle { detail in
-            let now = _UVClock.nanoseconds()
             let recorder = core.scheduler.recorder
             let current = state()
             var fields: [(String, _InspectionValue)] = [
@@ -26,11 +25,14 @@ extension _InspectionRegistry {
             guard case .summary = detail else {
                 fields += [
                     ("capacityBytes", .int(recorder.settings.capacityBytes)),
-                    ("events", recorder.inspectionEvents(now: now)),
+                    ("events", recorder.inspectionEvents(now: _UVClock.nanoseconds())),
                 ]
                 return .object(fields)
             }
             let (snapshot, fresh) = collector.snapshot(of: core, state: current)
+            // Read after the snapshot, which may wait for the loop up to `_LoopSnapshotCollector.wait`: the job
+            // running by then began before this read, unless it began in the instant between (its age is then 0).
+            let now = _UVClock.nanoseconds()
             fields += Self.counters(core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
             fields += recorder.inspectionSummary(now: now)
             fields += Self.snapshotFields(snapshot, fresh: fresh)
@@ -68,7 +70,7 @@ extension _InspectionRegistry {
     /// Registers `loop` in this registry (a registry of a test's own: every loop is in ``shared`` already).
     ///
     /// - Returns: The handle; the entry lasts as long as the caller keeps it.
-    func register(_ loop: MainLoop) -> _LoopInspectionHandle {
+    package func register(_ loop: MainLoop) -> _LoopInspectionHandle {
         registerMainLoop(
             core: loop.core,
             state: { [lifecycle = loop.lifecycle] in lifecycle.withLock { $0.state } },
@@ -132,7 +134,7 @@ extension _InspectionRegistry {
 /// registry held the loop itself). The handle holds what the description reads, thread-safe parts only.
 ///
 /// All operations on `_LoopInspectionHandle` are thread-safe.
-final class _LoopInspectionHandle: Sendable {
+package final class _LoopInspectionHandle: Sendable {
     let describe: @Sendable (_InspectionRegistry.Detail) -> _InspectionValue?
 
     init(describe: @escaping @Sendable (_InspectionRegistry.Detail) -> _InspectionValue?) {

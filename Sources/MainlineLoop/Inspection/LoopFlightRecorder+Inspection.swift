@@ -62,7 +62,7 @@ extension LoopFlightRecorder {
         return .object([
             ("site", .nullable(running.site?.location)),
             ("label", .string(running.site?.label ?? "\(running.label)")),
-            ("forMs", .double(Self.milliseconds(nanoseconds: now &- running.callbackStart))),
+            ("forMs", .double(Self.milliseconds(since: running.callbackStart, now: now))),
         ])
     }
 
@@ -76,7 +76,9 @@ extension LoopFlightRecorder {
             ("label", .string(stall.label)),
             ("kind", .string(stall.kind == .callback ? "callback" : "iteration")),
             ("durationMs", .double(milliseconds(stall.duration))),
-            ("ageMs", .double(milliseconds(nanoseconds: now &- stall.startNanoseconds))),
+            ("ended", .bool(stall.total != nil)),
+            ("totalMs", stall.total.map { .double(milliseconds($0)) } ?? .null),
+            ("ageMs", .double(milliseconds(since: stall.startNanoseconds, now: now))),
             ("backtrace", .array(backtraceLines(stall).map { .string($0) })),
             ("lastEvents", .array(stall.lastEvents.map { eventValue($0, now: now) })),
         ])
@@ -103,7 +105,7 @@ extension LoopFlightRecorder {
                 ("durationMs", .double(milliseconds(entry.work.duration))),
                 ("count", .int(entry.count)),
                 ("runLength", .int(entry.work.runLength)),
-                ("ageMs", .double(milliseconds(nanoseconds: now &- entry.at))),
+                ("ageMs", .double(milliseconds(since: entry.at, now: now))),
             ])
         }
     }
@@ -111,7 +113,7 @@ extension LoopFlightRecorder {
     static func eventValue(_ event: Event, now: UInt64) -> _InspectionValue {
         var fields: [(String, _InspectionValue)] = [
             ("atMs", .double(milliseconds(nanoseconds: event.nanoseconds))),
-            ("ageMs", .double(milliseconds(nanoseconds: now &- min(event.nanoseconds, now)))),
+            ("ageMs", .double(milliseconds(since: event.nanoseconds, now: now))),
         ]
         switch event.kind {
         case .interval(let interval):
@@ -147,6 +149,8 @@ extension LoopFlightRecorder {
                 ("label", .string(stall.label)),
                 ("stallKind", .string(stall.kind == .callback ? "callback" : "iteration")),
                 ("durationMs", .double(milliseconds(stall.duration))),
+                ("ended", .bool(stall.total != nil)),
+                ("totalMs", stall.total.map { .double(milliseconds($0)) } ?? .null),
                 ("backtrace", .array(backtraceLines(stall).map { .string($0) })),
             ]
         case .mailboxDrops(let mailbox, let count):
@@ -163,6 +167,17 @@ extension LoopFlightRecorder {
 
     static func milliseconds(_ duration: Duration) -> Double {
         milliseconds(nanoseconds: UInt64(clamping: max(duration.mainlineNanoseconds, 0)))
+    }
+
+    /// How long before `now` the moment `moment` was, in milliseconds (both on the loop's clock, nanoseconds); 0 for a
+    /// moment after `now`.
+    ///
+    /// A describer reads the clock once, before it reads what the loop stamps (its running job, its recorder), so
+    /// that every age in one document counts from one instant; the loop goes on meanwhile, and a job can begin or an
+    /// event be recorded after that read — by up to the time the describer waits for a loop's snapshot. Such a moment
+    /// is no older than the document: 0, never a negative difference wrapped to 18,446,744,073,709 ms.
+    static func milliseconds(since moment: UInt64, now: UInt64) -> Double {
+        milliseconds(nanoseconds: moment < now ? now - moment : 0)
     }
 
     /// Milliseconds with three decimals (microsecond precision).

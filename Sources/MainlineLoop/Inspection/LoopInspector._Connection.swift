@@ -24,8 +24,8 @@ extension LoopInspector {
         private var isSkippingLine = false
         /// Close once everything is written: a refused client, or one whose peer stopped sending.
         private(set) var closesWhenWritten = false
-        /// When a write last made progress, or when the current partial request began (monotonic nanoseconds); the
-        /// timeouts count from it.
+        /// When the connection was accepted, a write last made progress, or the current (or last) request line began
+        /// (monotonic nanoseconds); the timeouts count from it.
         private(set) var lastProgress: UInt64
 
         init(descriptor: Int32, now: UInt64) {
@@ -49,6 +49,19 @@ extension LoopInspector {
 
         /// Whether an answer waits to be written (the inspector then polls for writability, not for requests).
         var isWriting: Bool { outputStart < output.count }
+
+        /// What a connection waits for; each has a timeout (`_Limits.limit(_:)`), counted from ``lastProgress``.
+        enum _Wait {
+            /// The client to read the answer waiting to be written.
+            case reader
+            /// The rest of a request line that has begun.
+            case restOfRequest
+            /// A request: the client is attached and has asked everything it asked.
+            case request
+        }
+
+        /// What the connection waits for now.
+        var waitingFor: _Wait { isWriting ? .reader : hasPartialRequest ? .restOfRequest : .request }
 
         /// Whether part of a request line has arrived and the rest has not.
         var hasPartialRequest: Bool { !input.isEmpty || isSkippingLine }

@@ -19,6 +19,18 @@ extension LoopInspector {
         package var stalledWrite: Duration = .seconds(10)
         /// How long a request line may stay unfinished before the client is told so and closed.
         package var unfinishedRequest: Duration = .seconds(10)
+        /// How long a client may send nothing — since it attached, since its last answer was written, or since its
+        /// last line (a blank one too) arrived — before it is told so and closed: attached clients take slots.
+        package var idleClient: Duration = .seconds(10)
+
+        /// How long a connection may wait for what it waits for, counted from its `lastProgress`.
+        func limit(_ wait: _Connection._Wait) -> Duration {
+            switch wait {
+            case .reader: stalledWrite
+            case .restOfRequest: unfinishedRequest
+            case .request: idleClient
+            }
+        }
 
         /// The limits `LoopInspector.start(socketPath:)` serves with.
         package init() {}
@@ -112,26 +124,24 @@ extension LoopInspector {
                 if events & Int16(POLLOUT | POLLHUP) != 0 {
                     guard pump(connection, now: now) else { return false }
                 }
-                if connection.isWriting, now &- connection.lastProgress >= Self.nanoseconds(limits.stalledWrite) {
-                    return false  // a client that never reads: it cannot be told, only closed
-                }
-                return true
-            }
-            if events & Int16(POLLIN | POLLHUP) != 0 {
+            } else if events & Int16(POLLIN | POLLHUP) != 0 {
                 let open = connection.read(maximumLineBytes: limits.requestLineBytes, now: now, answer: answers.answer)
                 guard open, pump(connection, now: now) else { return false }
             }
-            if !connection.isWriting, connection.hasPartialRequest,
-                now &- connection.lastProgress >= Self.nanoseconds(limits.unfinishedRequest)
-            {
+            let wait = connection.waitingFor
+            let limit = limits.limit(wait)
+            guard now &- connection.lastProgress >= Self.nanoseconds(limit) else { return true }
+            switch wait {
+            case .reader:
+                return false  // a client that never reads: it cannot be told, only closed
+            case .restOfRequest:
                 connection.refuse(
-                    _Answers.error(
-                        "the request line was not finished within \(limits.unfinishedRequest); closing the connection"
-                    )
+                    _Answers.error("the request line was not finished within \(limit); closing the connection")
                 )
-                return connection.write(now: now)
+            case .request:
+                connection.refuse(_Answers.error("no request within \(limit); closing the connection"))
             }
-            return true
+            return connection.write(now: now)
         }
 
         /// Writes answers and answers the requests queued behind them, until the socket takes no more or nothing is
@@ -189,19 +199,11 @@ extension LoopInspector {
             }
         }
 
-        /// How long `poll` may wait: until the first timeout of a client, or accepting again, or for ever.
+        /// How long `poll` may wait: until the first timeout of a client, or accepting again, or for ever (no client).
         private func timeoutMilliseconds(now: UInt64) -> Int32 {
             var earliest = acceptingAgainAt
             for connection in connections {
-                let limit: Duration
-                if connection.isWriting {
-                    limit = limits.stalledWrite
-                } else if connection.hasPartialRequest {
-                    limit = limits.unfinishedRequest
-                } else {
-                    continue
-                }
-                let deadline = connection.lastProgress &+ Self.nanoseconds(limit)
+                let deadline = connection.lastProgress &+ Self.nanoseconds(limits.limit(connection.waitingFor))
                 earliest = min(earliest ?? deadline, deadline)
             }
             guard let earliest else { return -1 }

@@ -36,8 +36,9 @@ import Musl
 ///   most. What it reads from a loop or an object, it reads through their thread-safe state.
 /// - **Nothing from outside can crash the process or block it.** A request that is not JSON, not UTF-8, unknown, or
 ///   longer than 4 KiB gets `{"schema":1,"error":"…"}` naming what was wrong, and the client can go on asking; a
-///   client that sends part of a line and stops is closed after 10 s, one that never reads its answers after 10 s
-///   without progress; the seventeenth client at once is refused with a line. Writes never raise `SIGPIPE`.
+///   client that sends part of a line and stops is closed after 10 s, one that sends nothing for 10 s (no line since it
+///   attached or since its last answer) is told so and closed, one that never reads its answers after 10 s without
+///   progress; the seventeenth client at once is refused with a line. Writes never raise `SIGPIPE`.
 ///
 /// The protocol is line-delimited JSON, documented with its schema (version 1) in <doc:InspectingARunningLoop>.
 public final class LoopInspector: Sendable {

@@ -90,8 +90,14 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     /// Whether one callback or one iteration stalled.
     public var kind: Kind
     /// How long the callback (or iteration) had held the loop when the watchdog reported it: a lower bound, since a
-    /// stall is reported while it lasts. The watchdog logs the total once the stall has ended.
+    /// stall is reported while it lasts. The watchdog logs the total once the stall has ended, and writes it into the
+    /// report the flight recorder keeps (``total``).
     public var duration: Duration
+    /// How long the callback (or iteration) held the loop in all, once the watchdog has seen it end (within a quarter
+    /// of the threshold of its end); `nil` until then — in the report ``LoopWatchdog/onStall`` receives, in a kept
+    /// report while the stall lasts, and in one whose end the watchdog never saw (a later stall was reported first).
+    /// The reports in ``LoopFlightRecorder/stallsKept`` carry it once it is known.
+    public var total: Duration?
     /// When the callback (or iteration) began, in nanoseconds on the loop's clock (`CLOCK_MONOTONIC`).
     public var startNanoseconds: UInt64
     /// What the loop did just before: the flight recorder's last events (at most 32), oldest first.
@@ -111,6 +117,7 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     ///   - startNanoseconds: When it began, on the loop's clock.
     ///   - lastEvents: The flight recorder's last events before the stall.
     ///   - backtrace: The loop thread's call stack, when it was captured.
+    ///   - total: How long it held the loop in all, once it has ended.
     public init(
         label: String,
         site: LoopSite? = nil,
@@ -118,9 +125,11 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
         duration: Duration,
         startNanoseconds: UInt64 = 0,
         lastEvents: [LoopFlightRecorder.Event] = [],
-        backtrace: LoopBacktrace? = nil
+        backtrace: LoopBacktrace? = nil,
+        total: Duration? = nil
     ) {
         self.backtrace = backtrace
+        self.total = total
         self.label = label
         self.site = site
         self.kind = kind
@@ -129,11 +138,14 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
         self.lastEvents = lastEvents
     }
 
-    /// `callback 'fetch' (MyApp/Catalogue.swift:42) has held the loop for at least 312.5 ms`: a stall is reported
-    /// while it lasts, so its duration is a lower bound (the log says its total once it has ended).
+    /// `callback 'fetch' (MyApp/Catalogue.swift:42) has held the loop for at least 112.5 ms`: a stall is reported
+    /// while it lasts, so its duration is a lower bound. Once it has ended (a kept report with its ``total``):
+    /// `callback 'fetch' (MyApp/Catalogue.swift:42) held the loop for 312.5 ms (reported at 112.5 ms)`.
     public var description: String {
-        let milliseconds = Double(duration.mainlineNanoseconds) / 1e6
-        return "\(subject) has held the loop for at least \(milliseconds.formatted2) ms"
+        let reported = (Double(duration.mainlineNanoseconds) / 1e6).formatted2
+        guard let total else { return "\(subject) has held the loop for at least \(reported) ms" }
+        let milliseconds = (Double(total.mainlineNanoseconds) / 1e6).formatted2
+        return "\(subject) held the loop for \(milliseconds) ms (reported at \(reported) ms)"
     }
 
     /// `callback 'fetch' (MyApp/Catalogue.swift:42)`, or `iteration (running 'fetch' …)`.

@@ -176,6 +176,11 @@ final class _StallWatchdog: Sendable {
             guard let end else { return }
             self.ongoing = nil
             let total = end &- ongoing.start
+            recorder.keepTotal(
+                .nanoseconds(Int64(clamping: total)),
+                ofStallStartedAt: ongoing.start,
+                kind: ongoing.stall.kind
+            )
             instrumentation.logger.warning(
                 "Main loop stall ended: \(ongoing.stall.subject) held the loop for \(Self.milliseconds(total)) ms in total",
                 metadata: [

@@ -131,7 +131,8 @@ public final class LoopFlightRecorder: @unchecked Sendable {
             .map(\.element)
     }
 
-    /// The last stalls the watchdog reported, oldest first (at most 32). Thread-safe.
+    /// The last stalls the watchdog reported, oldest first (at most 32), each with its ``LoopStall/total`` once the
+    /// watchdog has seen it end. Thread-safe.
     public var stallsKept: [LoopStall] {
         lock.withLock {
             stalls.compactMap { if case .stall(let stall) = $0.kind { stall } else { nil } }
@@ -166,6 +167,26 @@ public final class LoopFlightRecorder: @unchecked Sendable {
     /// Keeps a stall the watchdog reported. Called on the watchdog's thread.
     func keep(_ stall: LoopStall, at nanoseconds: UInt64) {
         lock.withLock { Self.append(Event(nanoseconds: nanoseconds, kind: .stall(stall)), to: &stalls) }
+    }
+
+    /// Writes `total` into the kept report of the stall of `kind` that began at `start` (nanoseconds on the loop's
+    /// clock), once the watchdog has seen it end. Called on the watchdog's thread; a report no longer kept (32 later
+    /// stalls replaced it) is left alone.
+    func keepTotal(_ total: Duration, ofStallStartedAt start: UInt64, kind: LoopStall.Kind) {
+        lock.withLock {
+            guard
+                let index = stalls.lastIndex(where: {
+                    if case .stall(let stall) = $0.kind {
+                        stall.startNanoseconds == start && stall.kind == kind
+                    } else {
+                        false
+                    }
+                }),
+                case .stall(var stall) = stalls[index].kind
+            else { return }
+            stall.total = total
+            stalls[index].kind = .stall(stall)
+        }
     }
 
     /// Keeps the drops of a named mailbox. Called where the loop runs.

@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 /// What `LoopInspector` does with requests and clients it did not expect: bad lines, long lines, too many clients,
-/// clients that vanish mid-line, never finish a line or never read. Each gets a line or is closed; the inspector goes
-/// on serving everyone else, and nothing reaches the process.
+/// clients that vanish mid-line, never finish a line, never send or never read. Each gets a line or is closed; the
+/// inspector goes on serving everyone else, and nothing reaches the process.
 @Suite("LoopInspector requests")
 struct LoopInspectorRequestTests {
     /// An inspector on a registry of its own, in a folder of its own.
@@ -146,6 +146,29 @@ struct LoopInspectorRequestTests {
         #expect(error == "the request line was not finished within 0.2 seconds; closing the connection")
         #expect(try slow.readLine() == nil)
         #expect(try served.client().ask("snapshot")["schema"] == .int(1))
+    }
+
+    @Test func clientsThatSendNothingAreToldSoAndClosedAfterTheLimitAndTheirSlotsServeOthers() throws {
+        var limits = LoopInspector._Limits()
+        limits.clients = 2
+        limits.idleClient = .milliseconds(200)
+        let served = try Served(limits: limits)
+        // One attaches and never sends; one asks once, then sends nothing more. Together they take every slot.
+        let silent = try served.client()
+        let askedOnce = try served.client()
+        #expect(try askedOnce.ask("snapshot")["schema"] == .int(1))
+
+        // Each is told, then closed (a read waits for that; a server that never closes them fails it after 60 s).
+        let told = #"{"schema":1,"error":"no request within 0.2 seconds; closing the connection"}"#
+        #expect(try silent.readLine() == told)
+        #expect(try silent.readLine() == nil)
+        #expect(try askedOnce.readLine() == told)
+        #expect(try askedOnce.readLine() == nil)
+        // Both slots are free: the inspector dropped each connection when it wrote its last line.
+        let first = try served.client()
+        let second = try served.client()
+        #expect(try first.ask("snapshot")["schema"] == .int(1))
+        #expect(try second.ask("recorder")["schema"] == .int(1))
     }
 
     @Test func aClientThatNeverReadsIsClosedWithoutHoldingUpOthers() throws {
