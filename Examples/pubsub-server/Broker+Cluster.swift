@@ -42,8 +42,7 @@ extension Broker {
         case .success(.queueSubscribe(let group, let name)):
             await queueSubscribe(client, to: QueueGroupID(group: group, topic: name), through: cluster)
         case .success(.unsubscribe(let name)):
-            let unsubscribed = viewModel.unsubscribe(name)
-            if unsubscribed { cluster.release(name) }
+            let unsubscribed = unsubscribe(client, from: name)
             let left = leaveGroups(of: name, client: client)
             viewModel.reply(unsubscribed || left ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
         case .success(let command):
@@ -55,26 +54,22 @@ extension Broker {
     /// then subscribes its view model and answers `OK SUB`, or answers `ERR` and counts nothing.
     private func subscribe(_ client: ClientConnection, to name: String, through cluster: ClusterLink) async {
         let viewModel = client.viewModel
-        if let reason = Self.refusal(of: name) {
+        if let reason = refusal(ofSubscription: name, for: viewModel) {
             viewModel.reply(reason)
             return
         }
-        guard viewModel.subscriptions[name] == nil else {
-            viewModel.reply("ERR already subscribed to \(name)")
-            return
-        }
-        guard let topic = topic(named: name) else {
-            viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
-            return
-        }
+        // Held while the feed opens, so that what it delivers meanwhile has a subject; let go if the SUB fails.
+        let topic = topics.retain(name)
         do {
             try await cluster.retain(name)
         } catch {
+            topics.release(name)
             viewModel.reply("ERR SUB \(name) failed: \(ClusterLink.reason(error))")
             return
         }
         // The client may have left while the feed opened: it no longer counts.
         guard !client.isClosed, viewModel.subscribe(name, to: topic) else {
+            topics.release(name)
             cluster.release(name)
             return
         }

@@ -5,8 +5,13 @@ import NIOCore
 /// The topics and the clients, on the main loop. SwiftNIO threads post what clients do; nothing here is shared
 /// with them.
 ///
-/// A topic is an `InitializedSubject` of its latest ``Publication``; each subscription is an observation of it held
-/// by the subscriber's ``ClientViewModel`` for the client's whole life.
+/// A topic is an `InitializedSubject` of its latest ``Publication`` (``TopicTable``), which exists while a client
+/// subscribes to it; each subscription is an observation of it held by the subscriber's ``ClientViewModel`` until the
+/// client unsubscribes or leaves. A client holds at most ``maximumSubscriptions`` of them, so no client can fill the
+/// table for the others; a `PUB` to a topic nobody subscribes to reaches nobody and holds nothing.
+///
+/// Topic names follow cluster mode's rules in both modes (``refusal(of:)``): a name with a control character is
+/// refused.
 ///
 /// A queue group (`QSUB`) is a ``QueueGroup`` per group and topic with local clients (`Broker+Groups.swift`): a topic's
 /// message goes to one client of each of its groups, besides every plain subscriber.
@@ -16,8 +21,8 @@ import NIOCore
 /// paused clients and `STATS` are the same.
 @MainActor
 final class Broker {
-    /// At most this many topics exist at once; a `SUB` or `PUB` that would create one more gets `ERR`.
-    static let maximumTopics = 10_000
+    /// A client subscribes to at most this many topics at once; its next `SUB` gets `ERR too many subscriptions`.
+    nonisolated static let maximumSubscriptions = 1_000
 
     /// How long a client that holds no subscription may complete no command line before it is closed.
     let idleTimeout: Duration
@@ -27,7 +32,8 @@ final class Broker {
     let maximumLineLength: Int
     /// The database that carries the topics in cluster mode; `nil` for a server on its own.
     let cluster: ClusterLink?
-    private(set) var topics: [String: InitializedSubject<Publication?>] = [:]
+    /// The topics with subscribers (or, in cluster mode, a `SUB` waiting for the topic's feed).
+    var topics = TopicTable()
     /// Topic → group name → the queue group, for the groups with local clients (or a `QSUB` waiting to join).
     var queueGroups: [String: [String: QueueGroup]] = [:]
     private var clients: [ObjectIdentifier: ClientConnection] = [:]
@@ -72,8 +78,9 @@ final class Broker {
 
     // MARK: From the network (posted by SwiftNIO threads)
 
-    /// A client connected: it gets a ``ClientConnection``, unless the server is full or shutting down.
-    func connected(_ channel: any Channel) {
+    /// A client connected: it gets a ``ClientConnection``, unless the server is full or shutting down. `backlog`
+    /// counts its commands on their way here.
+    func connected(_ channel: any Channel, backlog: CommandBacklog) {
         guard !isShuttingDown else {
             channel.close(promise: nil)
             return
@@ -88,7 +95,7 @@ final class Broker {
         nextClientID += 1
         clients[ObjectIdentifier(channel)] = ClientConnection(
             id: nextClientID,
-            socket: NIOClientSocket(channel: channel),
+            socket: NIOClientSocket(channel: channel, backlog: backlog),
             idleTimeout: idleTimeout
         )
     }
@@ -99,7 +106,10 @@ final class Broker {
         // Out of its groups first: clearing its view model hands its unwritten group messages to the others.
         for id in client.viewModel.queueGroups { leave(id, client: client) }
         client.disconnected()
-        for topic in subscribed { cluster?.release(topic) }
+        for topic in subscribed {
+            topics.release(topic)
+            cluster?.release(topic)
+        }
         departed = departed + client.viewModel.outgoing.counts
         if clients.isEmpty, let allClosed {
             self.allClosed = nil
@@ -107,14 +117,27 @@ final class Broker {
         }
     }
 
-    func received(_ line: Result<Command, Command.ParseError>, from channel: ObjectIdentifier) {
-        guard let client = clients[channel] else { return }
+    /// A client sent a command line: performs it, and tells `backlog` once it finished (in cluster mode, once the
+    /// commands before it and it have: ``CommandQueue``).
+    func received(
+        _ line: Result<Command, Command.ParseError>,
+        from channel: ObjectIdentifier,
+        backlog: CommandBacklog
+    ) {
+        guard let client = clients[channel] else {
+            backlog.finished()
+            return
+        }
         client.noteCommand()
         if let cluster {
             // One command at a time per client: some wait for the database.
-            client.commands.perform { [weak self] in await self?.perform(line, for: client, through: cluster) }
+            client.commands.perform { [weak self] in
+                await self?.perform(line, for: client, through: cluster)
+                backlog.finished()
+            }
             return
         }
+        defer { backlog.finished() }
         switch line {
         case .failure(let error):
             client.viewModel.reply("ERR \(error)")
@@ -137,26 +160,29 @@ final class Broker {
         let viewModel = client.viewModel
         switch command {
         case .subscribe(let name):
-            guard let topic = topic(named: name) else {
-                viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
+            guard let reason = refusal(ofSubscription: name, for: viewModel) else {
+                _ = viewModel.subscribe(name, to: topics.retain(name))
+                viewModel.reply("OK SUB \(name)")
                 return
             }
-            viewModel.reply(
-                viewModel.subscribe(name, to: topic) ? "OK SUB \(name)" : "ERR already subscribed to \(name)"
-            )
+            viewModel.reply(reason)
         case .queueSubscribe(let group, let name):
+            if let reason = Self.refusal(of: name) {
+                viewModel.reply(reason)
+                return
+            }
             queueSubscribe(client, to: QueueGroupID(group: group, topic: name))
         case .unsubscribe(let name):
-            let unsubscribed = viewModel.unsubscribe(name)
+            let unsubscribed = unsubscribe(client, from: name)
             let left = leaveGroups(of: name, client: client)
             viewModel.reply(unsubscribed || left ? "OK UNSUB \(name)" : "ERR not subscribed to \(name)")
         case .publish(let name, let message):
-            guard let topic = topic(named: name) else {
-                viewModel.reply("ERR too many topics (limit \(Self.maximumTopics))")
+            if let reason = Self.refusal(of: name) {
+                viewModel.reply(reason)
                 return
             }
             published += 1
-            publish(message, to: topic)
+            publish(message, to: name)
             for group in queueGroups[name]?.values.map({ $0 }) ?? [] { group.dispatch(message) }
         case .stats:
             viewModel.reply(stats(for: viewModel))
@@ -171,26 +197,33 @@ final class Broker {
     }
 
     /// Hands `message` to the topic's subscribers: a local `PUB`, or (in cluster mode) the next message of the
-    /// topic's stream. A topic nobody here subscribes to has no subject and reaches nobody.
+    /// topic's stream. Numbered with the broker's next sequence, it becomes the topic's value, which each observing
+    /// view model delivers. A topic nobody here subscribes to has no subject and reaches nobody.
     func publish(_ message: String, to name: String) {
-        guard let topic = topics[name] else { return }
-        publish(message, to: topic)
-    }
-
-    /// Numbers `message` with the broker's next sequence and makes it the topic's value: each observing view model
-    /// delivers it.
-    private func publish(_ message: String, to topic: InitializedSubject<Publication?>) {
+        guard let topic = topics.subject(name) else { return }
         sequence += 1
         topic.value = Publication(sequence: sequence, message: message)
     }
 
-    /// The topic named `name`, created if it is new; `nil` when there are already ``maximumTopics``.
-    func topic(named name: String) -> InitializedSubject<Publication?>? {
-        if let topic = topics[name] { return topic }
-        guard topics.count < Self.maximumTopics else { return nil }
-        let topic = subjectOf(Publication?.none)
-        topics[name] = topic
-        return topic
+    /// The `ERR` line for a `SUB` of `name` that `viewModel`'s client may not make, or `nil` when it may: the name
+    /// must be a valid topic (``refusal(of:)``), the client not already subscribed, and below
+    /// ``maximumSubscriptions``.
+    func refusal(ofSubscription name: String, for viewModel: ClientViewModel) -> String? {
+        if let reason = Self.refusal(of: name) { return reason }
+        if viewModel.subscriptions[name] != nil { return "ERR already subscribed to \(name)" }
+        guard viewModel.subscriptions.count < Self.maximumSubscriptions else {
+            return "ERR too many subscriptions (limit \(Self.maximumSubscriptions))"
+        }
+        return nil
+    }
+
+    /// Ends `client`'s subscription to `name`, if it has one: the topic is forgotten when it was its last subscriber
+    /// (and, in cluster mode, the topic's feed closes). Returns whether it was subscribed.
+    func unsubscribe(_ client: ClientConnection, from name: String) -> Bool {
+        guard client.viewModel.unsubscribe(name) else { return false }
+        topics.release(name)
+        cluster?.release(name)
+        return true
     }
 
     /// `STATS clients=… topics=… published=… delivered=… dropped=… groups=… you.pending=… you.dropped=…`:

@@ -23,8 +23,9 @@ import NIOCore
 /// A client that completes no command line for the idle timeout and holds no subscription is told
 /// `BYE idle for N s` and closed (``IdleTimer``); a subscriber is never idle, however long it stays silent.
 ///
-/// In cluster mode its commands run one at a time through ``commands``; while too many wait, the server stops reading
-/// the client as it does while the client is paused.
+/// In cluster mode its commands run one at a time through ``commands``. Whether the client's socket is read is the
+/// connection's say (``ClientSocket/setReading(_:)``: not while paused or closing) and its ``CommandBacklog``'s (not
+/// while too many of its commands wait for the loop), both at once.
 ///
 /// A queue group's `MSG` lines (``OutgoingKey/groupMessage(_:)``) are followed to the kernel: the connection counts
 /// the bytes it gathered and the bytes the ``WriteLedger`` reports written, and tells the view model that such a line
@@ -41,9 +42,7 @@ final class ClientConnection {
     let socket: any ClientSocket
     let viewModel: ClientViewModel
     /// The client's commands waiting for those before them (cluster mode only).
-    private(set) var commands: CommandQueue!
-    /// Whether ``commands`` holds so many that the client's socket must not be read.
-    private var isBacklogged = false
+    let commands = CommandQueue()
     private var manager: LifecycleManager<ClientViewModel>?
     /// Lines gathered for the next write.
     private var pending = ByteBuffer()
@@ -76,10 +75,9 @@ final class ClientConnection {
         self.viewModel = ClientViewModel(id: id, loop: loop)
         ledger = WriteLedger(loop: loop, retry: socket.retry) { [weak self] in self?.writesCompleted() }
         flusher = CoalescingCallback(loop: loop) { [weak self] in self?.flush() }
-        commands = CommandQueue { [weak self] backlogged in self?.backlogChanged(backlogged) }
         manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
             guard let self else { return [] }
-            if !self.isBacklogged { socket.setReading(true) }
+            socket.setReading(true)
             viewModel.sink = { [weak self] key, line in self?.enqueue(line, key: key) }
             return [
                 Disposable { [weak self] in
@@ -107,14 +105,6 @@ final class ClientConnection {
     /// The client completed a command line (valid or not): it is not idle.
     func noteCommand() {
         idleTimer?.noteActivity()
-    }
-
-    /// Stops reading the client while its backlog of commands is long, and reads again (unless paused or closing)
-    /// once it has shrunk.
-    private func backlogChanged(_ backlogged: Bool) {
-        isBacklogged = backlogged
-        guard !isClosed, !closeWhenFlushed, backlogged || viewModel.sink != nil else { return }
-        socket.setReading(!backlogged)
     }
 
     /// The client has completed no command line for the idle timeout. A client that holds no subscription is told

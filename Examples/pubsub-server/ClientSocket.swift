@@ -22,11 +22,14 @@ protocol ClientSocket: Sendable {
     var retry: WriteLedger.Retry { get }
 }
 
-/// A client's SwiftNIO channel as its ``ClientSocket``.
+/// A client's SwiftNIO channel as its ``ClientSocket``. Whether the channel is read is up to its ``CommandBacklog``
+/// too: the connection's ``setReading(_:)`` is one of the two conditions it reads the client under.
 ///
-/// All operations on `NIOClientSocket` are thread-safe (a channel is).
+/// All operations on `NIOClientSocket` are thread-safe (a channel and a backlog are).
 struct NIOClientSocket: ClientSocket {
     let channel: any Channel
+    /// The client's commands on their way to the loop.
+    let backlog: CommandBacklog
 
     func write(_ buffer: Bytes, completed: @escaping @Sendable (_ written: Bool) -> Void) {
         channel.writeAndFlush(buffer).whenComplete { result in
@@ -35,7 +38,7 @@ struct NIOClientSocket: ClientSocket {
     }
 
     func setReading(_ reading: Bool) {
-        channel.setOption(ChannelOptions.autoRead, value: reading).whenFailure { _ in }
+        backlog.setReading(reading)
     }
 
     func close() {

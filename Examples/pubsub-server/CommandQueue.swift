@@ -7,35 +7,25 @@ import Mainline
 ///
 /// Must be used on the main actor.
 ///
-/// Bounded: once ``backlogLimit`` commands wait, it asks its owner to stop reading the client (`onBacklog(true)`),
-/// and to read again when a quarter of that is left (`onBacklog(false)`).
+/// Bounded by the client's ``CommandBacklog``, which counts a command until it ran here: once
+/// ``CommandBacklog/State/limit`` commands are on their way or waiting, the server stops reading the client.
 @MainActor
 final class CommandQueue {
-    /// How many commands may wait before the client's socket is no longer read.
-    static let backlogLimit = 256
+    /// How many commands that ran the queue keeps before it forgets them (so that a client that never lets the queue
+    /// empty holds only its backlog).
+    private static let compaction = CommandBacklog.State.limit
 
     private var waiting: [@MainActor () async -> Void] = []
     /// The index of the next command in `waiting`.
     private var next = 0
     private var isRunning = false
-    private var isHeld = false
-    private let onBacklog: @MainActor (Bool) -> Void
 
     /// An empty queue.
-    ///
-    /// - Parameter onBacklog: Called with `true` when the backlog reaches ``backlogLimit``, and with `false` when it
-    ///   has shrunk again.
-    init(onBacklog: @escaping @MainActor (Bool) -> Void) {
-        self.onBacklog = onBacklog
-    }
+    init() {}
 
     /// Runs `command` after every command queued before it.
     func perform(_ command: @escaping @MainActor () async -> Void) {
         waiting.append(command)
-        if !isHeld, waiting.count - next >= Self.backlogLimit {
-            isHeld = true
-            onBacklog(true)
-        }
         guard !isRunning else { return }
         isRunning = true
         Task { await self.run() }
@@ -46,16 +36,11 @@ final class CommandQueue {
         while next < waiting.count {
             let command = waiting[next]
             next += 1
-            if next >= Self.backlogLimit {
-                // Forget the commands that ran, so a client that never lets the queue empty holds only its backlog.
+            if next >= Self.compaction {
                 waiting.removeFirst(next)
                 next = 0
             }
             await command()
-            if isHeld, waiting.count - next <= Self.backlogLimit / 4 {
-                isHeld = false
-                onBacklog(false)
-            }
         }
         waiting.removeAll(keepingCapacity: true)
         next = 0

@@ -10,17 +10,30 @@ enum InboundLine: Sendable {
 /// unfinished line. Runs on the connection's SwiftNIO thread.
 ///
 /// Past the limit it emits `.tooLong` once and discards everything after it: the server answers `ERR` and closes.
+///
+/// While the client's ``CommandBacklog`` is full it hands on nothing: the lines stay in SwiftNIO's buffer until the
+/// loop has caught up (the backlog then makes it look again). At the end of the input it hands on every complete line
+/// left, full or not: what the client sent before it left is performed, and is at most one read's worth.
 struct LineDecoder: ByteToMessageDecoder {
     typealias InboundOut = InboundLine
 
     let limit: Int
+    /// The client's backlog, which says whether another line may go; `nil` hands on every line at once.
+    let backlog: CommandBacklog?
     private var discarding = false
 
-    init(limit: Int = Command.defaultMaximumLineLength) {
+    init(limit: Int = Command.defaultMaximumLineLength, backlog: CommandBacklog? = nil) {
         self.limit = limit
+        self.backlog = backlog
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if let backlog, !backlog.mayDecode { return .needMoreData }
+        return decodeLine(context: context, buffer: &buffer)
+    }
+
+    /// Hands on the next line of `buffer`, if it holds a whole one.
+    private mutating func decodeLine(context: ChannelHandlerContext, buffer: inout ByteBuffer) -> DecodingState {
         if discarding {
             buffer.moveReaderIndex(to: buffer.writerIndex)
             return .needMoreData
@@ -45,7 +58,7 @@ struct LineDecoder: ByteToMessageDecoder {
         buffer: inout ByteBuffer,
         seenEOF: Bool
     ) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
+        while decodeLine(context: context, buffer: &buffer) == .continue {}
         // An unfinished last line at end of input is dropped: a line ends with its line break.
         buffer.moveReaderIndex(to: buffer.writerIndex)
         return .needMoreData

@@ -7,6 +7,10 @@ import ServiceLifecycle
 
 /// The TCP side of the server, as a `Service`: listens on 127.0.0.1, and on graceful shutdown stops accepting,
 /// gives every client ``flushDeadline`` to take what is queued for it, closes every connection and returns.
+///
+/// Each connection's ``CommandBacklog`` stops reading a client while the loop is behind on its commands, so the loop
+/// never holds more than ``CommandBacklog/State/limit`` commands per client: a client that publishes as fast as it
+/// can neither grows the server's memory nor delays another client's answer, or the shutdown, by more than that.
 struct PubSubServer: Service {
     let port: Int
     let flushDeadline: Duration
@@ -29,10 +33,13 @@ struct PubSubServer: Service {
             .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(Self.sendBufferSize))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let backlog = CommandBacklog(channel: channel)
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(LineDecoder(limit: maximumLineLength))
+                        ByteToMessageHandler(LineDecoder(limit: maximumLineLength, backlog: backlog))
                     )
-                    try channel.pipeline.syncOperations.addHandler(ClientChannelHandler(broker: broker))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientChannelHandler(broker: broker, backlog: backlog)
+                    )
                 }
             }
             .bind(host: "127.0.0.1", port: port)

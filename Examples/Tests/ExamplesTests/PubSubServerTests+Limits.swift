@@ -1,12 +1,15 @@
 import Foundation
 import Testing
 
+@testable import pubsub_server
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `pubsub-server`'s limits over real TCP: the idle timeout (`--idle-timeout-s`) and the connection limit
-/// (`--max-clients`). Every wait is the server's own timer or a client's receive timeout; nothing sleeps.
+/// `pubsub-server`'s limits over real TCP: the idle timeout (`--idle-timeout-s`), the connection limit
+/// (`--max-clients`), the subscriptions a client may hold and the topic names it may use. Every wait is the server's
+/// own timer or a client's receive timeout; nothing sleeps.
 extension PubSubServerTests {
     @Test func aClientWithNoSubscriptionThatCompletesNoCommandLineIsToldWhyAndClosed() async throws {
         let server = try Server(arguments: ["--idle-timeout-s", "1"])
@@ -107,6 +110,75 @@ extension PubSubServerTests {
         let fourth = try server.client()
         try fourth.send("STATS")
         #expect(fourth.readLine()?.hasPrefix("STATS clients=2 ") == true)
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aTopicWithoutSubscribersHoldsNoPlaceSoOneClientCannotFillTheTableForOthers() async throws {
+        let server = try Server()
+        // One client touches 10,000 distinct topics: PUBs to topics nobody subscribes to, then SUBs and UNSUBs.
+        let hog = try server.client()
+        try await offPool {
+            for index in 0..<10_000 { try hog.send("PUB hog\(index) hello") }
+            for index in 0..<500 { try hog.send("SUB held\(index)") }
+            for index in 0..<500 { try hog.send("UNSUB held\(index)") }
+            try hog.send("STATS")
+        }
+        let hogStats = try await offPool { hog.readLine(where: { $0.hasPrefix("STATS") || $0.hasPrefix("ERR") }) }
+        #expect(hogStats?.hasPrefix("STATS clients=1 topics=0 published=10000 ") == true, "\(hogStats ?? "none")")
+        try hog.send("QUIT")
+        #expect(hog.readLine(where: { $0 == "BYE" }) == "BYE")
+
+        // Everyone else still gets new topics, and a queue group hears what is published to its topic.
+        let subscriber = try server.client()
+        try subscriber.send("SUB fresh")
+        #expect(subscriber.readLine() == "OK SUB fresh")
+        let member = try server.client()
+        try member.send("QSUB workers jobs")
+        #expect(member.readLine() == "OK QSUB workers jobs")
+        let publisher = try server.client()
+        try publisher.send("PUB fresh news")
+        try publisher.send("PUB jobs job-1")
+        #expect(subscriber.readLine() == "MSG fresh news")
+        #expect(member.readLine() == "MSG jobs job-1")
+        try publisher.send("STATS")
+        #expect(publisher.readLine()?.hasPrefix("STATS clients=3 topics=1 ") == true)
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aClientHoldsAtMostItsShareOfSubscriptions() async throws {
+        let server = try Server()
+        let client = try server.client()
+        let limit = Broker.maximumSubscriptions
+        let replies = try await offPool { () -> [String] in
+            for index in 0...limit { try client.send("SUB topic\(index)") }
+            return (0...limit).map { _ in client.readLine() ?? "<closed>" }
+        }
+        #expect(replies.dropLast() == (0..<limit).map { "OK SUB topic\($0)" }[...])
+        #expect(replies.last == "ERR too many subscriptions (limit \(limit))")
+        // Another client is not held to the first one's count, and the first may subscribe again once it let go.
+        let other = try server.client()
+        try other.send("SUB topic\(limit)")
+        #expect(other.readLine() == "OK SUB topic\(limit)")
+        try client.send("UNSUB topic0")
+        #expect(client.readLine() == "OK UNSUB topic0")
+        try client.send("SUB topic\(limit)")
+        #expect(client.readLine() == "OK SUB topic\(limit)")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aTopicNameWithAControlCharacterIsRefusedAsInClusterMode() async throws {
+        let server = try Server()
+        let client = try server.client()
+        let refusal = #"ERR topic "a\0b" cannot be a stream: it holds a control character"#
+        for command in ["SUB", "PUB", "QSUB workers"] {
+            let tail = command == "PUB" ? " hello\n" : "\n"
+            try client.send(bytes: Array("\(command) a".utf8) + [0] + Array("b\(tail)".utf8))
+            #expect(client.readLine() == refusal, "\(command)")
+        }
+        try client.send(bytes: Array("SUB bell".utf8) + [7] + Array("\n".utf8))
+        #expect(client.readLine() == #"ERR topic "bell\u{07}" cannot be a stream: it holds a control character"#)
+        try client.send("STATS")
+        #expect(client.readLine()?.hasPrefix("STATS clients=1 topics=0 published=0 ") == true)
         #expect(await server.terminate().status == 0)
     }
 }
