@@ -10,25 +10,31 @@ import Mainline
 ///   server when its lease expires (at least once).
 /// - `UNSUB <topic>` leaves the topic's plain subscription and every group of the topic the client is in.
 extension Broker {
-    /// At most this many queue groups (a group name and a topic) have clients on this server; the next `QSUB` gets
-    /// `ERR`.
-    static let maximumQueueGroups = 10_000
+    /// A client is in at most this many queue groups at once; its next `QSUB` gets `ERR too many groups`. A group
+    /// exists only while a client is in it (or a `QSUB` waits to join it), so the groups of a server are bounded by its
+    /// clients, and no client can take the places of the others.
+    nonisolated static let maximumGroupsPerClient = 1_000
 
     /// The queue groups with clients on this server (or with a `QSUB` waiting to join).
     var queueGroupCount: Int { queueGroups.values.reduce(0) { $0 + $1.count } }
 
-    /// The group `viewModel`'s client may join as `id`, or `nil` once it was answered why not: it is in the group
-    /// already, or the server has ``maximumQueueGroups``.
+    /// The group `viewModel`'s client may join as `id`, or `nil` once it was answered why not: the topic or the group's
+    /// name breaks cluster mode's rules (in both modes: a control character, an empty or too long name), the client is
+    /// in the group already, or in ``maximumGroupsPerClient`` groups.
     private func groupToJoin(_ id: QueueGroupID, for viewModel: ClientViewModel) -> QueueGroup? {
+        if let reason = Self.refusal(of: id.topic) ?? Self.refusal(ofGroup: id.group) {
+            viewModel.reply(reason)
+            return nil
+        }
         guard !viewModel.queueGroups.contains(id) else {
             viewModel.reply("ERR already in group \(id.group) of \(id.topic)")
             return nil
         }
-        guard let group = queueGroup(for: id) else {
-            viewModel.reply("ERR too many groups (limit \(Self.maximumQueueGroups))")
+        guard viewModel.queueGroups.count < Self.maximumGroupsPerClient else {
+            viewModel.reply("ERR too many groups (limit \(Self.maximumGroupsPerClient))")
             return nil
         }
-        return group
+        return queueGroup(for: id)
     }
 
     /// `QSUB` on a server of its own: joins `client` to the group at once and answers `OK QSUB <group> <topic>`.
@@ -45,10 +51,6 @@ extension Broker {
     /// first), then joins it and answers `OK QSUB <group> <topic>`, or answers `ERR` and counts nothing.
     func queueSubscribe(_ client: ClientConnection, to id: QueueGroupID, through cluster: ClusterLink) async {
         let viewModel = client.viewModel
-        if let reason = Self.refusal(of: id.topic) ?? Self.refusal(ofGroup: id.group) {
-            viewModel.reply(reason)
-            return
-        }
         guard let group = groupToJoin(id, for: viewModel) else { return }
         // The group stays while the member opens, and keeps what the member delivers meanwhile for its first client.
         group.joining += 1
@@ -89,10 +91,9 @@ extension Broker {
         cluster?.leave(id)
     }
 
-    /// The group `id`, created if it is new; `nil` when there are already ``maximumQueueGroups``.
-    private func queueGroup(for id: QueueGroupID) -> QueueGroup? {
+    /// The group `id`, created if it is new.
+    private func queueGroup(for id: QueueGroupID) -> QueueGroup {
         if let group = queueGroups[id.topic]?[id.group] { return group }
-        guard queueGroupCount < Self.maximumQueueGroups else { return nil }
         let group = QueueGroup(id: id)
         queueGroups[id.topic, default: [:]][id.group] = group
         return group

@@ -167,10 +167,6 @@ final class Broker {
             }
             viewModel.reply(reason)
         case .queueSubscribe(let group, let name):
-            if let reason = Self.refusal(of: name) {
-                viewModel.reply(reason)
-                return
-            }
             queueSubscribe(client, to: QueueGroupID(group: group, topic: name))
         case .unsubscribe(let name):
             let unsubscribed = unsubscribe(client, from: name)

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `pubsub-server`'s limits over real TCP: the idle timeout (`--idle-timeout-s`), the connection limit
-/// (`--max-clients`), the subscriptions a client may hold and the topic names it may use. Every wait is the server's
+/// (`--max-clients`), the subscriptions and queue groups a client may hold and the topic and group names it may use. Every wait is the server's
 /// own timer or a client's receive timeout; nothing sleeps.
 extension PubSubServerTests {
     @Test func aClientWithNoSubscriptionThatCompletesNoCommandLineIsToldWhyAndClosed() async throws {
@@ -163,6 +163,41 @@ extension PubSubServerTests {
         #expect(client.readLine() == "OK UNSUB topic0")
         try client.send("SUB topic\(limit)")
         #expect(client.readLine() == "OK SUB topic\(limit)")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aClientIsInAtMostItsShareOfQueueGroupsAndOthersStillJoinTheirs() async throws {
+        let server = try Server()
+        let client = try server.client()
+        let limit = Broker.maximumGroupsPerClient
+        let replies = try await offPool { () -> [String] in
+            for index in 0...limit { try client.send("QSUB g\(index) jobs") }
+            return (0...limit).map { _ in client.readLine() ?? "<closed>" }
+        }
+        #expect(replies.dropLast() == (0..<limit).map { "OK QSUB g\($0) jobs" }[...])
+        #expect(replies.last == "ERR too many groups (limit \(limit))")
+        // Another client is not held to the first one's count; the first may join again once it let go.
+        let other = try server.client()
+        try other.send("QSUB g\(limit) jobs")
+        #expect(other.readLine() == "OK QSUB g\(limit) jobs")
+        try client.send("STATS")
+        #expect(client.readLine()?.contains(" groups=\(limit + 1) ") == true)
+        try client.send("UNSUB jobs")
+        #expect(client.readLine() == "OK UNSUB jobs")
+        try client.send("STATS")
+        #expect(client.readLine()?.contains(" groups=1 ") == true, "a group goes with its last client")
+        try client.send("QSUB g\(limit) jobs")
+        #expect(client.readLine() == "OK QSUB g\(limit) jobs")
+        #expect(await server.terminate().status == 0)
+    }
+
+    @Test func aGroupNameWithAControlCharacterIsRefusedAsInClusterMode() async throws {
+        let server = try Server()
+        let client = try server.client()
+        try client.send(bytes: Array("QSUB w".utf8) + [0] + Array("x jobs\n".utf8))
+        #expect(client.readLine() == #"ERR group "w\0x" cannot be a consumer group: it holds a control character"#)
+        try client.send("STATS")
+        #expect(client.readLine()?.contains(" groups=0 ") == true)
         #expect(await server.terminate().status == 0)
     }
 
