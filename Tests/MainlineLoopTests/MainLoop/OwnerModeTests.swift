@@ -41,7 +41,8 @@ struct OwnerModeTests {
         #expect(result["ranAtIdle"] == result["posted"], "idle ran before the burst had fully run")
         let reRuns = Int(result["reRuns"] ?? "") ?? -1
         // The 100 ms timer's iteration gives it one run (a spurious early wake-up of libuv's timer, one more); the
-        // 200 ms timer stops the loop, which is then never idle. A spinning loop would run it tens of thousands of times.
+        // timer that one schedules stops the loop, which is then never idle. A spinning loop would run it tens of
+        // thousands of times.
         #expect((1...3).contains(reRuns), "re-registering body ran \(reRuns) times")
     }
 
