@@ -25,6 +25,9 @@ final class Broker {
     let maximumClients: Int
     /// The longest line a client may send, in bytes, without its line break (`--max-line-bytes`).
     let maximumLineLength: Int
+    /// How long a queue group's client may take none of its bytes before its group lines go to the group's other
+    /// clients (`--slow-consumer-ms`; ``SlowConsumerWatch``).
+    let slowConsumerBound: Duration
     /// The database that carries the topics in cluster mode; `nil` for a server on its own.
     let cluster: ClusterLink?
     private(set) var topics: [String: InitializedSubject<Publication?>] = [:]
@@ -48,16 +51,19 @@ final class Broker {
     ///   - idleTimeout: How long a client that holds no subscription may complete no command line (`--idle-timeout-s`).
     ///   - maximumClients: How many clients may be connected at once (`--max-clients`).
     ///   - maximumLineLength: The longest line a client may send (`--max-line-bytes`).
+    ///   - slowConsumerBound: How long a queue group's client may take none of its bytes (`--slow-consumer-ms`).
     ///   - cluster: The database that carries the topics (`--postgres`); `nil` for a server on its own.
     init(
         idleTimeout: Duration = .seconds(300),
         maximumClients: Int = 10_000,
         maximumLineLength: Int = Command.defaultMaximumLineLength,
+        slowConsumerBound: Duration = QueueGroup.defaultSlowConsumerBound,
         cluster: ClusterLink? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maximumClients = maximumClients
         self.maximumLineLength = maximumLineLength
+        self.slowConsumerBound = slowConsumerBound
         self.cluster = cluster
         snapshotOnSignal = MainLoop.main.onSignal(.sigusr1) { _ in
             let report = "pubsub-server: snapshot\n\(MainLoop.main.snapshot())\npubsub-server: end of snapshot\n"
@@ -89,7 +95,8 @@ final class Broker {
         clients[ObjectIdentifier(channel)] = ClientConnection(
             id: nextClientID,
             socket: NIOClientSocket(channel: channel),
-            idleTimeout: idleTimeout
+            idleTimeout: idleTimeout,
+            slowConsumerBound: slowConsumerBound
         )
     }
 
