@@ -30,6 +30,9 @@ final class Broker {
     let maximumClients: Int
     /// The longest line a client may send, in bytes, without its line break (`--max-line-bytes`).
     let maximumLineLength: Int
+    /// How long a queue group's client may take none of its bytes before its group lines go to the group's other
+    /// clients (`--slow-consumer-ms`; ``SlowConsumerWatch``).
+    let slowConsumerBound: Duration
     /// The database that carries the topics in cluster mode; `nil` for a server on its own.
     let cluster: ClusterLink?
     /// The topics with subscribers (or, in cluster mode, a `SUB` waiting for the topic's feed).
@@ -54,16 +57,19 @@ final class Broker {
     ///   - idleTimeout: How long a client that holds no subscription may complete no command line (`--idle-timeout-s`).
     ///   - maximumClients: How many clients may be connected at once (`--max-clients`).
     ///   - maximumLineLength: The longest line a client may send (`--max-line-bytes`).
+    ///   - slowConsumerBound: How long a queue group's client may take none of its bytes (`--slow-consumer-ms`).
     ///   - cluster: The database that carries the topics (`--postgres`); `nil` for a server on its own.
     init(
         idleTimeout: Duration = .seconds(300),
         maximumClients: Int = 10_000,
         maximumLineLength: Int = Command.defaultMaximumLineLength,
+        slowConsumerBound: Duration = QueueGroup.defaultSlowConsumerBound,
         cluster: ClusterLink? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.maximumClients = maximumClients
         self.maximumLineLength = maximumLineLength
+        self.slowConsumerBound = slowConsumerBound
         self.cluster = cluster
         snapshotOnSignal = MainLoop.main.onSignal(.sigusr1) { _ in
             let report = "pubsub-server: snapshot\n\(MainLoop.main.snapshot())\npubsub-server: end of snapshot\n"
@@ -96,7 +102,8 @@ final class Broker {
         clients[ObjectIdentifier(channel)] = ClientConnection(
             id: nextClientID,
             socket: NIOClientSocket(channel: channel, backlog: backlog),
-            idleTimeout: idleTimeout
+            idleTimeout: idleTimeout,
+            slowConsumerBound: slowConsumerBound
         )
     }
 

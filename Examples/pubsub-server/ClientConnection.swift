@@ -30,7 +30,9 @@ import NIOCore
 /// A queue group's `MSG` lines (``OutgoingKey/groupMessage(_:)``) are followed to the kernel: the connection counts
 /// the bytes it gathered and the bytes the ``WriteLedger`` reports written, and tells the view model that such a line
 /// was written once every byte up to its end was (``ClientViewModel/groupLineWritten(_:written:)``), or that it never
-/// will be once a write failed.
+/// will be once a write failed. A client that holds group lines and takes none of its bytes for the bound
+/// (`--slow-consumer-ms`) is a slow consumer (``slowConsumer``): its group lines not yet written are taken back for
+/// the group's other clients, and it gets no group message until it has taken its bytes down to ``lowWater``.
 @MainActor
 final class ClientConnection {
     /// The bytes not yet written to the kernel (``unsent``) at which the client is paused.
@@ -41,6 +43,8 @@ final class ClientConnection {
     /// The client's socket: its SwiftNIO channel, or a test's fake.
     let socket: any ClientSocket
     let viewModel: ClientViewModel
+    /// Whether the client is a slow consumer of its queue groups, and when it keeps up again.
+    let slowConsumer: SlowConsumerWatch
     /// The client's commands waiting for those before them (cluster mode only).
     let commands = CommandQueue()
     private var manager: LifecycleManager<ClientViewModel>?
@@ -69,10 +73,25 @@ final class ClientConnection {
     ///   - id: The client's number, for its view model.
     ///   - socket: The client's socket (``NIOClientSocket`` for its SwiftNIO channel).
     ///   - idleTimeout: How long the client may complete no command line while holding no subscription.
+    ///   - slowConsumerBound: How long the client may hold unwritten queue group lines without taking any of its bytes
+    ///     before they go to the group's other clients (``SlowConsumerWatch``).
     ///   - loop: The loop it lives on; the main loop unless a test passes a `TestLoop`.
-    init(id: Int, socket: any ClientSocket, idleTimeout: Duration, loop: any Loop = MainLoop.main) {
+    init(
+        id: Int,
+        socket: any ClientSocket,
+        idleTimeout: Duration,
+        slowConsumerBound: Duration = QueueGroup.defaultSlowConsumerBound,
+        loop: any Loop = MainLoop.main
+    ) {
+        let viewModel = ClientViewModel(id: id, loop: loop)
         self.socket = socket
-        self.viewModel = ClientViewModel(id: id, loop: loop)
+        self.viewModel = viewModel
+        slowConsumer = SlowConsumerWatch(
+            bound: slowConsumerBound,
+            loop: loop,
+            holdsGroupLines: { [weak viewModel] in viewModel?.holdsGroupMessages ?? false },
+            onSlow: { [weak viewModel] in viewModel?.takeBackGroupMessages() }
+        )
         ledger = WriteLedger(loop: loop, retry: socket.retry) { [weak self] in self?.writesCompleted() }
         flusher = CoalescingCallback(loop: loop) { [weak self] in self?.flush() }
         manager = LifecycleManager(viewModel: viewModel, host: self) { [weak self] viewModel in
@@ -99,8 +118,16 @@ final class ClientConnection {
     /// Whether the view model is resumed: the client is taking bytes.
     var isTakingBytes: Bool { manager?.isHostVisible ?? false }
 
-    /// Whether a queue group may hand the client a message: it is neither closing nor closed, and no write of it failed.
-    var acceptsGroupMessages: Bool { !isClosed && !closeWhenFlushed && !writeFailed }
+    /// Whether a queue group may hand the client a message: it is neither closing nor closed, no write of it failed,
+    /// and it is not a slow consumer.
+    var acceptsGroupMessages: Bool { !isClosed && !closeWhenFlushed && !writeFailed && !slowConsumer.isSlow }
+
+    /// Queues a queue group's `MSG` line for the client alone (``ClientViewModel/deliverGroupMessage(_:written:)``),
+    /// starting its slow consumer clock when it held no other unwritten group line.
+    func deliverGroupMessage(_ line: String, written: @escaping (Bool) -> Void) {
+        slowConsumer.handingOver(holdingOthers: viewModel.holdsGroupMessages)
+        viewModel.deliverGroupMessage(line, written: written)
+    }
 
     /// The client completed a command line (valid or not): it is not idle.
     func noteCommand() {
@@ -125,7 +152,7 @@ final class ClientConnection {
         closeWhenFlushed = true
         socket.setReading(false)
         // One last batch, paused or not: the latest message of each topic, and the replies.
-        for (key, line) in viewModel.outgoing.takeAll() { enqueue(line, key: key) }
+        for (key, line) in viewModel.takeOutgoing() { enqueue(line, key: key) }
         flush()
         closeIfFlushed()
     }
@@ -141,6 +168,7 @@ final class ClientConnection {
         isClosed = true
         idleTimer?.cancel()
         idleTimer = nil
+        slowConsumer.cancel()
         flusher?.cancel()
         flusher = nil
         manager?.unbind()
@@ -207,6 +235,7 @@ final class ClientConnection {
         } else if unsent <= Self.lowWater {
             resume()
         }
+        slowConsumer.writesCompleted(unsent: unsent)
     }
 
     private func closeIfFlushed() {

@@ -43,6 +43,9 @@ final class ClientViewModel: BaseViewModel {
     /// The group messages queued or in flight, by their key's number → what to tell their group once the write
     /// completed (`true`) or can no longer complete (`false`).
     private var receipts: [UInt64: (Bool) -> Void] = [:]
+    /// The group messages taken back (``takeBackGroupMessages()``) whose lines may still be written, by their key's
+    /// number → what to tell their group if one is.
+    private var takenBack: [UInt64: (Bool) -> Void] = [:]
 
     init(id: Int, loop: any Loop = MainLoop.main) {
         self.id = id
@@ -57,9 +60,11 @@ final class ClientViewModel: BaseViewModel {
         deliver(line, key: .reply(nextReply))
     }
 
-    /// Queues a queue group's `MSG` line for this client alone; `written` runs once, on the main actor: `true` when the
-    /// line's write reached the kernel, `false` when it never will (the client went away, or its connection broke).
-    /// Like replies, such lines are never replaced while the client is paused.
+    /// Queues a queue group's `MSG` line for this client alone; `written` runs on the main actor: `true` when the
+    /// line's write reached the kernel, `false` when it never will (the client went away, or its connection broke) or
+    /// when it was taken back (``takeBackGroupMessages()``). A line taken back after it was handed to the host may still
+    /// reach the kernel: then `written` runs a second time, with `true`. Like replies, such lines are never replaced
+    /// while the client is paused.
     func deliverGroupMessage(_ line: String, written: @escaping (Bool) -> Void) {
         nextReply &+= 1
         receipts[nextReply] = written
@@ -67,10 +72,43 @@ final class ClientViewModel: BaseViewModel {
     }
 
     /// Tells the group of the line queued under `key` whether its write completed (the host calls it, in the order the
-    /// lines were written). A key that is not a group message's, or was told before, is ignored.
+    /// lines were written). A key that is not a group message's, or was told before, is ignored; the group of a line
+    /// taken back (``takeBackGroupMessages()``) hears only that it was written after all.
     func groupLineWritten(_ key: OutgoingKey, written: Bool) {
-        guard case .groupMessage(let number) = key, let receipt = receipts.removeValue(forKey: number) else { return }
-        receipt(written)
+        guard case .groupMessage(let number) = key else { return }
+        if let receipt = receipts.removeValue(forKey: number) {
+            receipt(written)
+        } else if let receipt = takenBack.removeValue(forKey: number), written {
+            receipt(true)
+        }
+    }
+
+    /// Whether the client holds a queue group line not yet written (queued, or on its way to the kernel).
+    var holdsGroupMessages: Bool { !receipts.isEmpty }
+
+    /// Tells the group of every group line not yet written that it is taken back, oldest first, so that each group
+    /// hands it to another client (the client is a slow consumer). A taken-back line still in ``outgoing`` is never
+    /// sent (``takeOutgoing()``). One already handed to the host goes out if the client reads again; when its write
+    /// reaches the kernel its group hears it (`written` runs again, with `true`) and takes it as done, unless another
+    /// client's write of it was first: then the message reached two clients (at least once).
+    func takeBackGroupMessages() {
+        let unwritten = receipts.sorted { $0.key < $1.key }
+        receipts = [:]
+        for (number, receipt) in unwritten { takenBack[number] = receipt }
+        for (_, receipt) in unwritten { receipt(false) }
+    }
+
+    /// Takes everything waiting in ``outgoing``, in the order it was first queued, but for the group lines taken back
+    /// (``takeBackGroupMessages()``): they went to another client.
+    func takeOutgoing() -> [(key: OutgoingKey, value: String)] {
+        var lines = outgoing.takeAll()
+        lines.removeAll { entry in
+            guard case .groupMessage(let number) = entry.key, receipts[number] == nil else { return false }
+            // Taken back and never sent: its group hears no more of it.
+            takenBack[number] = nil
+            return true
+        }
+        return lines
     }
 
     /// Whether the client holds a subscription or a queue group membership: it waits for messages, so it is not idle.
@@ -99,7 +137,7 @@ final class ClientViewModel: BaseViewModel {
     /// coalesced (a line per topic, and the replies) and taken from the mailbox, which counted it as delivered.
     func drain() {
         guard let sink else { return }
-        for (key, line) in outgoing.takeAll() { sink(key, line) }
+        for (key, line) in takeOutgoing() { sink(key, line) }
     }
 
     func subscribe(_ topic: String, to subject: InitializedSubject<Publication?>) -> Bool {
@@ -125,6 +163,7 @@ final class ClientViewModel: BaseViewModel {
         queueGroups = []
         sink = nil
         // The client is gone: none of its group messages will be written; each group hands them to another client.
+        takenBack = [:]
         let unwritten = receipts.sorted { $0.key < $1.key }.map(\.value)
         receipts = [:]
         for receipt in unwritten { receipt(false) }

@@ -1,10 +1,12 @@
 import Mainline
 
-/// Calls its `onIdle` block when no activity was noted for `timeout`: the idle clock of one client.
+/// Calls its `onIdle` block when no activity was noted for `timeout`: the idle clock of one client (activity: a
+/// completed command line), and the stall clock of a queue group's client (activity: a write that reached the kernel,
+/// see ``SlowConsumerWatch``).
 ///
 /// Must be used on the main actor; it runs on the main loop's timers (`MainLoop.main.schedule(after:)`), because
-/// what counts as activity (a completed command line) and what idleness decides (closing the client) both live on the
-/// main loop.
+/// what counts as activity and what idleness decides (closing the client, handing its group messages on) both live on
+/// the main loop.
 ///
 /// One timer per client, whatever the traffic: ``noteActivity()`` only records the time, and when the timer fires
 /// early (activity came since it was armed) it re-arms for the rest of the period. So a flood of commands costs a
@@ -14,6 +16,7 @@ final class IdleTimer {
     /// How long without activity counts as idle.
     let timeout: Duration
     private let loop: any Loop
+    private let label: StaticString
     private let onIdle: @MainActor () -> Void
     /// When activity was last noted (protected by the main actor, as every property here).
     private var lastActivity: LoopInstant
@@ -24,11 +27,18 @@ final class IdleTimer {
     /// - Parameters:
     ///   - timeout: How long without activity counts as idle; positive.
     ///   - loop: The loop whose timers measure it: the main loop, or a test's `TestLoop`.
+    ///   - label: What its timer is called in the loop's snapshot.
     ///   - onIdle: Runs on the main actor when the client has been idle for `timeout`. The clock then starts again,
     ///     so `onIdle` runs every `timeout` for as long as the client stays idle and the timer is not cancelled.
-    init(timeout: Duration, loop: any Loop = MainLoop.main, onIdle: @escaping @MainActor () -> Void) {
+    init(
+        timeout: Duration,
+        loop: any Loop = MainLoop.main,
+        label: StaticString = "pubsub: idle check",
+        onIdle: @escaping @MainActor () -> Void
+    ) {
         self.timeout = timeout
         self.loop = loop
+        self.label = label
         self.onIdle = onIdle
         lastActivity = loop.now
         arm(after: timeout)
@@ -46,7 +56,7 @@ final class IdleTimer {
     }
 
     private func arm(after delay: Duration) {
-        task = loop.schedule(after: delay, label: "pubsub: idle check") { [weak self] in self?.fire() }
+        task = loop.schedule(after: delay, label: label) { [weak self] in self?.fire() }
     }
 
     private func fire() {

@@ -23,7 +23,7 @@ import MainlineServiceLifecycle
 import ServiceLifecycle
 
 /// pubsub-server's command line: `--port`, `--flush-deadline-ms`, `--idle-timeout-s`, `--max-clients`,
-/// `--max-line-bytes`, `--postgres`, `--group-lease-ms`, `--inspect`, and `--help`.
+/// `--max-line-bytes`, `--slow-consumer-ms`, `--postgres`, `--group-lease-ms`, `--inspect`, and `--help`.
 ///
 /// An `AsyncParsableCommand` with an `async` ``run()``: the server is a `ServiceGroup`, and the loop is its guest
 /// (`MainLoopService`), pumped from the main queue while the async main waits. A bad flag exits 64
@@ -36,6 +36,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
     static let maximumClientsRange = 1...1_000_000
     static let maximumLineLengthRange = 128...16_777_216
     static let groupLeaseRange = 300...3_600_000
+    static let slowConsumerRange = 10...3_600_000
 
     static let configuration = CommandConfiguration(
         commandName: "pubsub-server",
@@ -45,8 +46,10 @@ struct PubSubServerCommand: AsyncParsableCommand {
             QSUB <group> <topic>, UNSUB <topic>, PUB <topic> <message>, STATS, DEBUG, QUIT. Each subscriber gets \
             MSG <topic> <message> for what is published, and each queue group (QSUB) gets it once, on one of its \
             clients; a client that stops reading gets the latest message of each topic when it reads again, and \
-            STATS counts the ones it missed. The server prints the address it listens on, then only what goes wrong; \
-            kill -USR1 <pid> prints the main loop's snapshot (what DEBUG answers).
+            STATS counts the ones it missed. A queue group's client that takes none of its bytes for \
+            --slow-consumer-ms is a slow consumer: the group's messages not yet written to it go to the group's \
+            other clients, and it gets none until it reads again. The server prints the address it listens on, then \
+            only what goes wrong; kill -USR1 <pid> prints the main loop's snapshot (what DEBUG answers).
 
             With --postgres postgres://user[:password]@host[:port]/database, servers sharing one database behave \
             as one server: a SUB on one receives a PUB on another, every server delivers a topic's messages in one \
@@ -106,6 +109,16 @@ struct PubSubServerCommand: AsyncParsableCommand {
     var maximumLineLength = Command.defaultMaximumLineLength
 
     @Option(
+        name: .customLong("slow-consumer-ms"),
+        help: ArgumentHelp(
+            "A queue group's client that takes none of its bytes for this long, in milliseconds (10 to 3600000), is a "
+                + "slow consumer: its group messages not yet written go to the group's other clients.",
+            valueName: "ms"
+        )
+    )
+    var slowConsumerMilliseconds = Int(QueueGroup.defaultSlowConsumerBound.components.seconds * 1_000)
+
+    @Option(
         name: .customLong("postgres"),
         help: ArgumentHelp(
             "Share topics with every server of this PostgreSQL database: postgres://user[:password]@host[:port]/database "
@@ -141,6 +154,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
         try Self.check("--max-clients", maximumClients, in: Self.maximumClientsRange)
         try Self.check("--max-line-bytes", maximumLineLength, in: Self.maximumLineLengthRange)
         try Self.check("--group-lease-ms", groupLeaseMilliseconds, in: Self.groupLeaseRange)
+        try Self.check("--slow-consumer-ms", slowConsumerMilliseconds, in: Self.slowConsumerRange)
         _ = try databaseURL()
     }
 
@@ -188,6 +202,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
             idleTimeout: .seconds(idleTimeoutSeconds),
             maximumClients: maximumClients,
             maximumLineLength: maximumLineLength,
+            slowConsumerBound: .milliseconds(slowConsumerMilliseconds),
             cluster: cluster
         )
         let server = PubSubServer(

@@ -23,6 +23,15 @@ struct QueueGroupID: Hashable, Sendable, CustomStringConvertible {
 ///   outgoing buffer is below its mark) over one that is paused; when every client is paused, the next in turn gets it
 ///   anyway and it waits in that client's mailbox, never replaced. What a group holds for its clients is bounded by
 ///   what arrives: on a server of its own, what is published meanwhile; in cluster mode, the member's window.
+/// - **A client that stops reading does not stop the group.** A client that holds a group line not yet written to the
+///   kernel, and takes none of its bytes for the slow consumer bound (``defaultSlowConsumerBound`` unless
+///   `--slow-consumer-ms` says otherwise), is a slow consumer (``SlowConsumerWatch``): every group line it holds
+///   unwritten is taken back and handed to the group's other clients, and it gets no group message until it has taken
+///   its bytes down to its low mark; then it gets its turn again, and what waited for a client. A line taken back
+///   while still in its mailbox is never sent to it. One already handed to SwiftNIO reaches it if it reads again:
+///   when that write reaches the kernel before another client's write of the message, the message is done there (and
+///   a copy still waiting in the group is forgotten); otherwise the message reaches two clients (at least once). A
+///   line that reached the kernel is done and is never taken back.
 /// - **A message is done only once its `MSG` line's write reached the kernel.** Then its `acknowledge` runs (cluster
 ///   mode: the consumer group's acknowledgement). When the client goes away before that (it disconnects, or a write of
 ///   its fails), the message goes to the next client of the group instead. With no client left it waits for one
@@ -31,13 +40,24 @@ struct QueueGroupID: Hashable, Sendable, CustomStringConvertible {
 /// - **No order across clients**: a message handed on arrives after later ones reached other clients.
 @MainActor
 final class QueueGroup {
-    /// One message waiting for, or on its way to, a client.
-    struct Message {
+    /// One message waiting for, or on its way to, a client (or two, after a slow consumer's was taken back).
+    final class Message {
         let text: String
         /// Runs once the message's line was written to a client: the message is done. `nil` when nothing needs to
         /// know (a server on its own).
         let acknowledge: (@MainActor () -> Void)?
+        /// Whether a client's write of its line reached the kernel: it is acknowledged, and never handed on again.
+        var isDone = false
+
+        init(text: String, acknowledge: (@MainActor () -> Void)?) {
+            self.text = text
+            self.acknowledge = acknowledge
+        }
     }
+
+    /// How long a client may hold unwritten group lines without taking any of its bytes before they go to the group's
+    /// other clients, unless `--slow-consumer-ms` says otherwise.
+    nonisolated static let defaultSlowConsumerBound = Duration.seconds(2)
 
     /// The group and its topic.
     let id: QueueGroupID
@@ -51,6 +71,8 @@ final class QueueGroup {
     private var next = 0
     /// Whether ``close()`` was called: nothing more is handed out.
     private(set) var isClosed = false
+    /// Each client's observation of it keeping up again (a slow consumer no more), by the client's identity.
+    private var keepingUp: [ObjectIdentifier: SimpleEventToken] = [:]
 
     /// An empty group.
     init(id: QueueGroupID) {
@@ -64,15 +86,17 @@ final class QueueGroup {
     func add(_ client: ClientConnection) {
         guard !clients.contains(where: { $0 === client }) else { return }
         clients.append(client)
-        let waited = waiting
-        waiting = []
-        for message in waited { dispatch(message) }
+        keepingUp[ObjectIdentifier(client)] = client.slowConsumer.keepsUpAgain.addObserver { [weak self] _ in
+            self?.handOutWaiting()
+        }
+        handOutWaiting()
     }
 
     /// Removes `client`; what was already queued for it still goes out, or comes back here if it never does.
     func remove(_ client: ClientConnection) {
         guard let index = clients.firstIndex(where: { $0 === client }) else { return }
         clients.remove(at: index)
+        keepingUp.removeValue(forKey: ObjectIdentifier(client))?.remove()
         if index < next { next -= 1 }
         if next >= clients.count { next = 0 }
     }
@@ -88,19 +112,33 @@ final class QueueGroup {
         isClosed = true
         clients = []
         waiting = []
+        for token in keepingUp.values { token.remove() }
+        keepingUp = [:]
+    }
+
+    /// Hands what waited for a client to the clients that accept group messages (one joined, or one kept up again);
+    /// what none accepts waits on.
+    private func handOutWaiting() {
+        let waited = waiting
+        waiting = []
+        for message in waited { dispatch(message) }
     }
 
     /// Hands `message` to the client whose turn it is, or keeps it in ``waiting`` when none accepts group messages;
-    /// when its line can no longer be written, hands it on again.
+    /// when its line can no longer be written (or was taken back from a slow consumer), hands it on again. The first
+    /// write of it that reaches the kernel, on any client, acknowledges it; a copy still waiting is then forgotten.
     private func dispatch(_ message: Message) {
-        guard !isClosed else { return }
+        guard !isClosed, !message.isDone else { return }
         guard let client = chooseClient() else {
             waiting.append(message)
             return
         }
-        client.viewModel.deliverGroupMessage("MSG \(id.topic) \(message.text)") { [weak self] written in
+        client.deliverGroupMessage("MSG \(id.topic) \(message.text)") { [weak self] written in
+            guard !message.isDone else { return }
             if written {
+                message.isDone = true
                 message.acknowledge?()
+                self?.waiting.removeAll { $0 === message }
             } else {
                 self?.dispatch(message)
             }

@@ -284,6 +284,8 @@ struct PubSubServerTests {
         (["--max-clients", "0"], "--max-clients needs a number from 1 to 1000000, got '0'"),
         (["--max-clients", "-5"], "'--max-clients <n>'"),
         (["--max-clients"], "'--max-clients <n>'"),
+        (["--slow-consumer-ms", "9"], "--slow-consumer-ms needs a number from 10 to 3600000, got '9'"),
+        (["--slow-consumer-ms", "soon"], "'--slow-consumer-ms <ms>'"),
         (["--prot", "7420"], "'--prot'"),
     ])
     func aBadFlagExitsWithStatus64NamingIt(arguments: [String], message: String) async throws {
@@ -295,7 +297,7 @@ struct PubSubServerTests {
             "pubsub-server",
             naming: [
                 "--port", "--flush-deadline-ms", "--idle-timeout-s", "--max-clients", "--max-line-bytes", "--postgres",
-                "--inspect",
+                "--slow-consumer-ms", "--inspect",
             ],
             mentioning: [
                 "publish/subscribe server", "SUB <topic>", "Press Ctrl-C (or send SIGTERM) to stop it",
