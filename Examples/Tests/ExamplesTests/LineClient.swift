@@ -103,6 +103,20 @@ final class LineClient: @unchecked Sendable {  // used by one test thread at a t
         }
     }
 
+    /// Reads every line until `BYE` or the end of the stream, handing each to `handle`: a read that passes the receive
+    /// timeout is tried again (what waits on the lines decides how long is too long). Blocks the calling thread.
+    func readLinesUntilEnd(_ handle: (String) -> Void) {
+        while true {
+            guard let line = readLine() else {
+                // Only a receive timeout (EAGAIN) is tried again.
+                if isClosedByServer || (errno != EAGAIN && errno != EWOULDBLOCK) { return }
+                continue
+            }
+            if line == "BYE" { return }
+            handle(line)
+        }
+    }
+
     /// Reads lines until one satisfies `isWanted`; returns it, or `nil` at the end of the stream.
     func readLine(where isWanted: (String) -> Bool) -> String? {
         while let line = readLine() {

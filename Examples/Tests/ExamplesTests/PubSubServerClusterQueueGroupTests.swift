@@ -26,13 +26,7 @@ struct PubSubServerClusterQueueGroupTests {
         /// is tried again: ``wait(upTo:until:)`` decides how long is too long). Send `QUIT` to end it.
         init(_ client: LineClient) {
             Thread.detachNewThread { [self] in
-                while true {
-                    guard let line = client.readLine() else {
-                        // Only a receive timeout (EAGAIN) is tried again.
-                        if client.isClosedByServer || (errno != EAGAIN && errno != EWOULDBLOCK) { break }
-                        continue
-                    }
-                    if line == "BYE" { break }
+                client.readLinesUntilEnd { line in
                     condition.withLock {
                         heard.append(line)
                         condition.broadcast()

@@ -30,14 +30,7 @@ struct PubSubServerSlowConsumerProcessTests {
             "pubsub-server",
             arguments: ["--slow-consumer-ms", "\(Self.slowConsumerMilliseconds)"]
         )
-        do {
-            for round in 1...Self.rounds { try await stall(round: round, port: server.port) }
-        } catch {
-            _ = await server.terminate()
-            throw error
-        }
-        let end = await server.terminate()
-        #expect(end.status == 0, "\(end.standardError)")
+        try await stallRounds(on: server)
     }
 
     @Test @MainActor func inClusterModeAClientThatStopsReadingDoesNotStopItsGroup() async throws {
@@ -46,15 +39,20 @@ struct PubSubServerSlowConsumerProcessTests {
                 "pubsub-server",
                 arguments: ["--postgres", cluster.url, "--slow-consumer-ms", "\(Self.slowConsumerMilliseconds)"]
             )
-            do {
-                for round in 1...Self.rounds { try await stall(round: round, port: server.port) }
-            } catch {
-                _ = await server.terminate()
-                throw error
-            }
-            let end = await server.terminate()
-            #expect(end.status == 0, "\(end.standardError)")
+            try await stallRounds(on: server)
         }
+    }
+
+    /// Runs the ``rounds`` on `server`, then stops it (also when a round throws), expecting a clean exit.
+    private func stallRounds(on server: ServerProcess) async throws {
+        do {
+            for round in 1...Self.rounds { try await stall(round: round, port: server.port) }
+        } catch {
+            _ = await server.terminate()
+            throw error
+        }
+        let end = await server.terminate()
+        #expect(end.status == 0, "\(end.standardError)")
     }
 
     /// One round, under CPU load: a stopped and a reading client join the group `workers<round>` of `jobs<round>`,
@@ -146,12 +144,7 @@ struct PubSubServerSlowConsumerProcessTests {
         /// Starts reading `client`'s lines as `role`'s (a receive timeout is tried again).
         func read(_ client: LineClient, as role: Role) {
             Thread.detachNewThread { [self] in
-                while true {
-                    guard let line = client.readLine() else {
-                        if client.isClosedByServer || (errno != EAGAIN && errno != EWOULDBLOCK) { break }
-                        continue
-                    }
-                    if line == "BYE" { break }
+                client.readLinesUntilEnd { line in
                     if line.hasPrefix("STATS ") {
                         condition.withLock {
                             answered.insert(role)
@@ -159,7 +152,7 @@ struct PubSubServerSlowConsumerProcessTests {
                         }
                     }
                     let job = PubSubServerSlowConsumerProcessTests.job(line)
-                    guard job >= 0 else { continue }
+                    guard job >= 0 else { return }
                     condition.withLock {
                         jobs[role, default: []].append(job)
                         condition.broadcast()
