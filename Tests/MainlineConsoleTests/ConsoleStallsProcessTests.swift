@@ -25,7 +25,11 @@ struct ConsoleStallsProcessTests {
         defer { withExtendedLifetime(handle) {} }
         let reported = DispatchSemaphore(value: 0)
         // Only this loop's callbacks: other suites running beside this one may hold the main actor.
-        let watchdog = LoopWatchdog(threshold: .milliseconds(20), watchesMainActor: false) { _ in reported.signal() }
+        var watchdog = LoopWatchdog(threshold: .milliseconds(20), watchesMainActor: false) { _ in reported.signal() }
+        // The loop thread answers the backtrace's signal when it gets a core: beside the whole suite on two cores that
+        // took longer than the default 200 ms, and a stall was kept without its backtrace. The loop is held until the
+        // report anyway, so waiting longer costs nothing here.
+        watchdog.backtraceTimeout = .seconds(60)
         await MainActor.run { loop.instrument(LoopInstrumentation(watchdog: watchdog)) }
         for _ in 0..<5 {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
