@@ -69,8 +69,7 @@ extension Broker {
         }
         // The client may have left while the feed opened: it no longer counts.
         guard !client.isClosed, viewModel.subscribe(name, to: topic) else {
-            topics.release(name)
-            cluster.release(name)
+            releaseTopic(name)
             return
         }
         viewModel.reply("OK SUB \(name)")

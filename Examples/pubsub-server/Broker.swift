@@ -113,10 +113,7 @@ final class Broker {
         // Out of its groups first: clearing its view model hands its unwritten group messages to the others.
         for id in client.viewModel.queueGroups { leave(id, client: client) }
         client.disconnected()
-        for topic in subscribed {
-            topics.release(topic)
-            cluster?.release(topic)
-        }
+        for topic in subscribed { releaseTopic(topic) }
         departed = departed + client.viewModel.outgoing.counts
         if clients.isEmpty, let allClosed {
             self.allClosed = nil
@@ -206,27 +203,6 @@ final class Broker {
         guard let topic = topics.subject(name) else { return }
         sequence += 1
         topic.value = Publication(sequence: sequence, message: message)
-    }
-
-    /// The `ERR` line for a `SUB` of `name` that `viewModel`'s client may not make, or `nil` when it may: the name
-    /// must be a valid topic (``refusal(of:)``), the client not already subscribed, and below
-    /// ``maximumSubscriptions``.
-    func refusal(ofSubscription name: String, for viewModel: ClientViewModel) -> String? {
-        if let reason = Self.refusal(of: name) { return reason }
-        if viewModel.subscriptions[name] != nil { return "ERR already subscribed to \(name)" }
-        guard viewModel.subscriptions.count < Self.maximumSubscriptions else {
-            return "ERR too many subscriptions (limit \(Self.maximumSubscriptions))"
-        }
-        return nil
-    }
-
-    /// Ends `client`'s subscription to `name`, if it has one: the topic is forgotten when it was its last subscriber
-    /// (and, in cluster mode, the topic's feed closes). Returns whether it was subscribed.
-    func unsubscribe(_ client: ClientConnection, from name: String) -> Bool {
-        guard client.viewModel.unsubscribe(name) else { return false }
-        topics.release(name)
-        cluster?.release(name)
-        return true
     }
 
     /// `STATS clients=… topics=… published=… delivered=… dropped=… groups=… you.pending=… you.dropped=…`:

@@ -116,7 +116,7 @@ struct PubSubServerCommand: AsyncParsableCommand {
             valueName: "ms"
         )
     )
-    var slowConsumerMilliseconds = Int(QueueGroup.defaultSlowConsumerBound.components.seconds * 1_000)
+    var slowConsumerMilliseconds = Int(QueueGroup.defaultSlowConsumerBound / .milliseconds(1))
 
     @Option(
         name: .customLong("postgres"),

@@ -88,15 +88,14 @@ extension StreamSubscriber {
                 INSERT INTO \(unescaped: schema.claimsTable) (stream, grp, sequence, key)
                 SELECT \(member.stream), \(member.group), sequence, key FROM ev
                 ON CONFLICT DO NOTHING
-                RETURNING 1
             )
             SELECT (SELECT min(sequence) FROM ev), (SELECT max(sequence) FROM ev),
-                coalesce((SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(member.stream)), 0),
-                (SELECT count(*) FROM inserted)
+                coalesce((SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(member.stream)), 0)
             """
+        // (A data-modifying CTE runs whether or not the statement reads it.)
         var found: (first: Int64?, last: Int64?, head: Int64)?
-        for try await (first, last, head, _) in try await connection.queryUnlessClosed(query, logger: logger)
-            .decode((Int64?, Int64?, Int64, Int64).self)
+        for try await (first, last, head) in try await connection.queryUnlessClosed(query, logger: logger)
+            .decode((Int64?, Int64?, Int64).self)
         {
             found = (first, last, head)
         }

@@ -23,8 +23,7 @@ struct ConsoleProcessTests {
         var path: String { folder + "/i.sock" }
 
         init() throws {
-            var template = Array("/tmp/mainline-console-XXXXXX".utf8CString)
-            folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+            folder = makeTemporaryFolder(prefix: "mainline-console")
             inspector = try LoopInspector.start(socketPath: folder + "/i.sock", registry: registry, limits: .init())
             let document = try _InspectionValue(parsing: Array(SnapshotFixtures.snapshot().utf8))
             let recorder = try _InspectionValue(parsing: Array(SnapshotFixtures.recorder.utf8))
@@ -187,8 +186,7 @@ final class OneAnswerServer: @unchecked Sendable {
     private let descriptor: Int32
 
     init(answer: String) throws {
-        var template = Array("/tmp/mainline-console-XXXXXX".utf8CString)
-        folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        folder = makeTemporaryFolder(prefix: "mainline-console")
         path = folder + "/bad.sock"
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()

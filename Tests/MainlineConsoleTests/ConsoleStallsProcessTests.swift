@@ -44,8 +44,7 @@ struct ConsoleStallsProcessTests {
         let frames = kept.map { $0.backtrace?.frames.count ?? 0 }
         try #require(frames.allSatisfy { $0 > 0 }, "every stall has a backtrace: \(frames)")
 
-        var template = Array("/tmp/mainline-console-XXXXXX".utf8CString)
-        let folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let folder = makeTemporaryFolder(prefix: "mainline-console")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let inspector = try LoopInspector.start(socketPath: folder + "/i.sock", registry: registry, limits: .init())
         defer { inspector.stop() }

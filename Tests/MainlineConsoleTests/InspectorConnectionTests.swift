@@ -5,17 +5,12 @@ import _MainlineTestSupport
 
 @testable import mainline_console
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The console's connection to an inspector, kept from one refresh to the next: one the inspector closed meanwhile
 /// (it closes a client that asks nothing for a while) is replaced by a new one, not reported as a failure.
 @Suite("mainline-console connection")
 struct InspectorConnectionTests {
     @Test func aKeptConnectionTheInspectorClosedForAskingNothingIsReplacedAtTheNextAsk() throws {
-        var template = Array("/tmp/mainline-console-XXXXXX".utf8CString)
-        let folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let folder = makeTemporaryFolder(prefix: "mainline-console")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var limits = LoopInspector._Limits()
         limits.idleClient = .milliseconds(100)
@@ -27,15 +22,9 @@ struct InspectorConnectionTests {
         #expect(try InspectorConnection.ask("snapshot", path: path, reusing: &connection).document["schema"] != nil)
         let first = try #require(connection)
         // The refresh after a pause: wait until the inspector has closed the first connection (its end hangs up).
-        var standStill = StandStill<Int16>(limit: .seconds(60))
-        while true {
-            var ready = pollfd(fd: first.descriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&ready, 1, 100)
-            if ready.revents & Int16(POLLHUP) != 0 { break }
-            if standStill.hasStoodStill(ready.revents) {
-                Issue.record("the inspector did not close the idle connection within \(standStill.waited)")
-                return
-            }
+        if let waited = waitUntilHungUp(first.descriptor) {
+            Issue.record("the inspector did not close the idle connection within \(waited)")
+            return
         }
 
         let answer = try InspectorConnection.ask("snapshot", path: path, reusing: &connection)

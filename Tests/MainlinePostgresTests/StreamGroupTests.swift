@@ -100,16 +100,7 @@ struct StreamGroupTests {
                 }
             }
             try await withPublisher(cluster) { publisher in
-                try await withThrowingTaskGroup(of: Void.self) { callers in
-                    for caller in 0..<8 {
-                        callers.addTask {
-                            for index in stride(from: caller + 1, through: count, by: 8) {
-                                try await publisher.publish(bytes: Array("e\(index)".utf8), to: "jobs")
-                            }
-                        }
-                    }
-                    try await callers.waitForAll()
-                }
+                try await publishConcurrently(count, to: "jobs", through: publisher)
             }
             let outputs = await withTaskGroup(of: ChildProcess.Result.self) { group in
                 for child in children { group.addTask { await child.finish() } }

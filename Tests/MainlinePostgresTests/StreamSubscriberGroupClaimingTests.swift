@@ -110,16 +110,7 @@ struct StreamSubscriberGroupClaimingTests {
                 try await withPublisher(cluster) { publisher in
                     let running = subscribers.map { subscriber in Task { try await subscriber.run() } }
                     defer { for task in running { task.cancel() } }
-                    try await withThrowingTaskGroup(of: Void.self) { callers in
-                        for caller in 0..<8 {
-                            callers.addTask {
-                                for index in stride(from: caller + 1, through: Self.events, by: 8) {
-                                    try await publisher.publish(bytes: Array("e\(index)".utf8), to: stream)
-                                }
-                            }
-                        }
-                        try await callers.waitForAll()
-                    }
+                    try await publishConcurrently(Self.events, to: stream, through: publisher)
                     try await waitUntil(
                         "every event of round \(round) handled",
                         state: { "\(progress(of: publisher)); " + consumers.map(\.progress).joined(separator: "; ") }
@@ -144,8 +135,8 @@ struct StreamSubscriberGroupClaimingTests {
 
     /// Events per round, and rounds: fewer under ThreadSanitizer, whose instrumented run shares two cores with every
     /// other suite.
-    nonisolated static let events = mainline_is_thread_sanitized() != 0 ? 400 : 1_100
-    nonisolated static let rounds = mainline_is_thread_sanitized() != 0 ? 2 : 5
+    static let events = mainline_is_thread_sanitized() != 0 ? 400 : 1_100
+    static let rounds = mainline_is_thread_sanitized() != 0 ? 2 : 5
 }
 
 /// One member of the load test and what it was handed; it acknowledges each event from a task of its own 20 ms after

@@ -11,8 +11,7 @@ import Glibc
 enum Inspection {
     /// A folder of its own under `/tmp` for a test's socket (a socket's path must stay short).
     static func socketFolder() -> String {
-        var template = Array("/tmp/mainline-examples-XXXXXX".utf8CString)
-        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        makeTemporaryFolder(prefix: "mainline-examples")
     }
 
     /// Runs the built `mainline-console` with `arguments` and returns how it ended.

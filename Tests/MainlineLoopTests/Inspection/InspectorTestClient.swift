@@ -1,4 +1,5 @@
 import Foundation
+import _MainlineTestSupport
 
 @testable import MainlineLoop
 
@@ -105,8 +106,7 @@ final class TemporaryFolder {
     let path: String
 
     init() {
-        var template = Array("/tmp/mainline-inspector-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        path = makeTemporaryFolder(prefix: "mainline-inspector")
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

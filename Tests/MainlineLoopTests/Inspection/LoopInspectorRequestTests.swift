@@ -187,15 +187,8 @@ struct LoopInspectorRequestTests {
         #expect(try other.ask("recorder")["loops"] == .array([]))
 
         // The inspector gives up on the client that does not read: its end hangs up (without this client reading).
-        var standStill = StandStill<Int16>(limit: .seconds(60))
-        while true {
-            var ready = pollfd(fd: stuck.descriptor, events: Int16(POLLIN), revents: 0)
-            _ = poll(&ready, 1, 100)
-            if ready.revents & Int16(POLLHUP) != 0 { break }
-            if standStill.hasStoodStill(ready.revents) {
-                Issue.record("the client that never reads is still connected after \(standStill.waited)")
-                break
-            }
+        if let waited = waitUntilHungUp(stuck.descriptor) {
+            Issue.record("the client that never reads is still connected after \(waited)")
         }
         withExtendedLifetime(big) {}
         #expect(try other.ask("recorder")["schema"] == .int(1))

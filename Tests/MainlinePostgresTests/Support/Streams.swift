@@ -60,6 +60,26 @@ func withPublisher<T>(
     )
 }
 
+/// Publishes events `e1` … `e<count>` to `stream` from `callers` concurrent tasks, caller `c` publishing `c + 1`,
+/// `c + 1 + callers`, …, one event per `publish` call, so that their commits interleave with whatever reads the stream.
+func publishConcurrently(
+    _ count: Int,
+    to stream: String,
+    callers: Int = 8,
+    through publisher: StreamPublisher
+) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        for caller in 0..<callers {
+            tasks.addTask {
+                for index in stride(from: caller + 1, through: count, by: callers) {
+                    try await publisher.publish(bytes: Array("e\(index)".utf8), to: stream)
+                }
+            }
+        }
+        try await tasks.waitForAll()
+    }
+}
+
 /// Subscribes a new collector to `stream` (text, from its start) and runs `body` with it once the subscriber listens
 /// (its tables exist then); returns the collector.
 @MainActor
