@@ -24,7 +24,11 @@ struct ConsoleProcessTests {
 
         init() throws {
             folder = makeTemporaryFolder(prefix: "mainline-console")
-            inspector = try LoopInspector.start(socketPath: folder + "/i.sock", registry: registry, limits: .init())
+            inspector = try LoopInspector.start(
+                socketPath: folder + "/i.sock",
+                registry: registry,
+                limits: .keepingSilentClients
+            )
             let document = try _InspectionValue(parsing: Array(SnapshotFixtures.snapshot().utf8))
             let recorder = try _InspectionValue(parsing: Array(SnapshotFixtures.recorder.utf8))
             var objects: [Described] = []

@@ -34,6 +34,15 @@ extension LoopInspector {
 
         /// The limits `LoopInspector.start(socketPath:)` serves with.
         package init() {}
+
+        /// The defaults, but a client that asks nothing is kept for ten minutes: for the package's own tests that are
+        /// not about that bound, whose pauses between requests last as long as a busy machine makes them (the whole
+        /// suite under ThreadSanitizer paused one for more than 10 s, and the inspector closed it).
+        package static var keepingSilentClients: Self {
+            var limits = Self()
+            limits.idleClient = .seconds(600)
+            return limits
+        }
     }
 
     /// The inspector's thread: one `poll` over the listening socket, its clients and a wake-up pipe; answers every

@@ -33,7 +33,11 @@ struct LoopDescriptionTests {
         try await loop.run { _ = loop.schedule(after: .seconds(60), label: "later") {} }
 
         let folder = TemporaryFolder()
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         let client = try InspectorTestClient(path: folder.file("i.sock"))
         // The timers come from a snapshot the loop takes in a job the inspector posts; it waits 50 ms for it and else
@@ -84,7 +88,11 @@ struct LoopDescriptionTests {
         let handle = registry.register(loop)
         defer { withExtendedLifetime(handle) {} }
         let folder = TemporaryFolder()
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         let described = try InspectorTestClient(path: folder.file("i.sock")).ask("snapshot")["loops"]?.arrayValue?.first
         #expect(described?["state"]?.stringValue == "idle")
@@ -105,7 +113,11 @@ struct LoopDescriptionTests {
             }
         }
         let folder = TemporaryFolder()
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         let client = try InspectorTestClient(path: folder.file("i.sock"))
         // The slow post's run closes when the post phase ends, right after the job: wait for it to be recorded.

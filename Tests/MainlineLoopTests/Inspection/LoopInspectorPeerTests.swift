@@ -28,7 +28,11 @@ struct LoopInspectorPeerTests {
 
         init() throws {
             chmod(folder.path, 0o755)
-            inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: .init(), limits: .init())
+            inspector = try LoopInspector.start(
+                socketPath: folder.file("i.sock"),
+                registry: .init(),
+                limits: .keepingSilentClients
+            )
             chmod(path, 0o666)
         }
 

@@ -19,7 +19,7 @@ struct LoopInspectorRequestTests {
         let registry = _InspectionRegistry()
         let inspector: LoopInspector
 
-        init(limits: LoopInspector._Limits = .init()) throws {
+        init(limits: LoopInspector._Limits = .keepingSilentClients) throws {
             inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: limits)
         }
 
@@ -90,7 +90,7 @@ struct LoopInspectorRequestTests {
     }
 
     @Test func clientsBeyondTheLimitAreRefusedWithALineAndRoomIsMadeWhenOneLeaves() throws {
-        var limits = LoopInspector._Limits()
+        var limits = LoopInspector._Limits.keepingSilentClients
         limits.clients = 2
         let served = try Served(limits: limits)
         var first: InspectorTestClient? = try served.client()
@@ -136,7 +136,7 @@ struct LoopInspectorRequestTests {
     }
 
     @Test func aLineLeftUnfinishedIsAnsweredAndClosedAfterTheLimit() throws {
-        var limits = LoopInspector._Limits()
+        var limits = LoopInspector._Limits.keepingSilentClients
         limits.unfinishedRequest = .milliseconds(200)
         let served = try Served(limits: limits)
         let slow = try served.client()
@@ -149,7 +149,7 @@ struct LoopInspectorRequestTests {
     }
 
     @Test func clientsThatSendNothingAreToldSoAndClosedAfterTheLimitAndTheirSlotsServeOthers() throws {
-        var limits = LoopInspector._Limits()
+        var limits = LoopInspector._Limits.keepingSilentClients
         limits.clients = 2
         limits.idleClient = .milliseconds(200)
         let served = try Served(limits: limits)
@@ -172,7 +172,7 @@ struct LoopInspectorRequestTests {
     }
 
     @Test func aClientThatNeverReadsIsClosedWithoutHoldingUpOthers() throws {
-        var limits = LoopInspector._Limits()
+        var limits = LoopInspector._Limits.keepingSilentClients
         limits.stalledWrite = .milliseconds(300)
         let served = try Served(limits: limits)
         // Large answers: one fills the client's socket buffers many times over.

@@ -19,7 +19,11 @@ struct LoopInspectorTests {
         let registry = _InspectionRegistry()
         let loop = InspectedFixture.loop(name: "main").register(in: registry, .loops)
         // Objects other than loops register once an inspector has started.
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         let mailboxes = ["jobs", "quotes"].map {
             InspectedFixture(.object([("name", .string($0)), ("depth", .int(1))])).register(in: registry, .mailboxes)
@@ -57,7 +61,11 @@ struct LoopInspectorTests {
         let registry = _InspectionRegistry()
         let loops = ["main", "io"].map { InspectedFixture.loop(name: $0).register(in: registry, .loops) }
         InspectedFixture(.object([("name", .string("jobs"))])).register(in: registry, .mailboxes)
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
 
         let recorder = try InspectorTestClient(path: folder.file("i.sock")).ask("recorder")
@@ -73,7 +81,11 @@ struct LoopInspectorTests {
     @Test func objectsThatAreGoneAreNotInTheNextSnapshot() throws {
         let folder = TemporaryFolder()
         let registry = _InspectionRegistry()
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         var mailbox: InspectedFixture? = InspectedFixture(.object([("name", .string("jobs"))]))
         mailbox?.register(in: registry, .mailboxes)
@@ -90,7 +102,11 @@ struct LoopInspectorTests {
         let folder = TemporaryFolder()
         let registry = _InspectionRegistry()
         let loop = InspectedFixture.loop(name: "main").register(in: registry, .loops)
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
 
         // The main actor waits here, as a stalled main loop would, until a client on another thread has its answer.
@@ -112,14 +128,22 @@ struct LoopInspectorTests {
         let folder = TemporaryFolder()
         let registry = _InspectionRegistry()
         #expect(!registry.isActive)
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: registry, limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
         #expect(registry.isActive)
     }
 
     @Test func theSocketIsOwnerOnlyFromTheStart() throws {
         let folder = TemporaryFolder()
-        let inspector = try LoopInspector.start(socketPath: folder.file("i.sock"), registry: .init(), limits: .init())
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: .init(),
+            limits: .keepingSilentClients
+        )
         defer { inspector.stop() }
 
         var info = stat()
@@ -131,7 +155,7 @@ struct LoopInspectorTests {
     @Test func stopRemovesTheSocketDisconnectsClientsAndIsIdempotent() throws {
         let folder = TemporaryFolder()
         let path = folder.file("i.sock")
-        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
         let client = try InspectorTestClient(path: path)
         #expect(try client.ask("snapshot")["schema"] == .int(1))
 
@@ -146,7 +170,11 @@ struct LoopInspectorTests {
     @Test func releasingTheInspectorStopsIt() throws {
         let folder = TemporaryFolder()
         let path = folder.file("i.sock")
-        var inspector: LoopInspector? = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        var inspector: LoopInspector? = try LoopInspector.start(
+            socketPath: path,
+            registry: .init(),
+            limits: .keepingSilentClients
+        )
         #expect(inspector != nil)
         inspector = nil
         #expect(access(path, F_OK) != 0, "the socket file is gone")
@@ -155,7 +183,7 @@ struct LoopInspectorTests {
     @Test func stopLeavesAFileThatReplacedTheSocketAlone() throws {
         let folder = TemporaryFolder()
         let path = folder.file("i.sock")
-        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
         unlink(path)
         #expect(FileManager.default.createFile(atPath: path, contents: Data("mine".utf8)))
 
@@ -173,7 +201,7 @@ struct LoopInspectorTests {
         close(stale)
         #expect(access(path, F_OK) == 0)
 
-        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
         defer { inspector.stop() }
 
         #expect(try InspectorTestClient(path: path).ask("snapshot")["schema"] == .int(1))
@@ -182,11 +210,11 @@ struct LoopInspectorTests {
     @Test func aPathALiveInspectorServesIsRefusedAndKeepsServing() throws {
         let folder = TemporaryFolder()
         let path = folder.file("i.sock")
-        let first = try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+        let first = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
         defer { first.stop() }
 
         #expect(throws: LoopInspectorError.inUse(path: path)) {
-            try LoopInspector.start(socketPath: path, registry: .init(), limits: .init())
+            try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
         }
         #expect(try InspectorTestClient(path: path).ask("snapshot")["schema"] == .int(1))
     }
