@@ -12,12 +12,10 @@ import Glibc
 /// with the loop thread's backtrace: the text stays a few screens long, and `--once --json` keeps every frame.
 @Suite("mainline-console with real stalls", .serialized, .timeLimit(.minutes(3)))
 struct ConsoleStallsProcessTests {
-    /// Holds the loop until the watchdog has reported the stall: never inlined, so that the backtrace names it. It
-    /// waits a millisecond at a time rather than in one long wait, so that the backtrace's signal is answered at once
-    /// (ThreadSanitizer delivers a signal when its thread next enters or leaves such a call).
+    /// Holds the loop until the watchdog has reported the stall: never inlined, so that the backtrace names it.
     @inline(never)
     static func holdTheLoopUntilReported(_ reported: DispatchSemaphore) {
-        while reported.wait(timeout: .now() + .milliseconds(1)) == .timedOut {}
+        reported.wait()
     }
 
     @Test func onceFoldsTheBacktracesOfFiveStallsToTheProcesssOwnFramesAndJSONKeepsThemAll() async throws {
