@@ -45,4 +45,11 @@ public struct StreamEvent<Value: Sendable>: Sendable {
         self.deliveryCount = deliveryCount
     }
 }
+
+/// Events compare equal when every field does (the stream, the sequence, the publication time, the key, the value and
+/// the delivery count).
+extension StreamEvent: Equatable where Value: Equatable {}
+
+/// Hashes every field (see `Equatable`).
+extension StreamEvent: Hashable where Value: Hashable {}
 #endif

@@ -133,6 +133,15 @@ public struct StreamSchema: Sendable, Hashable {
                 SELECT count(*) FROM pg_attribute
                 WHERE attrelid = to_regclass(\(eventsTable)) AND attname = 'key' AND NOT attisdropped
                 """
+        } else if statement == Self.addSessionColumn(to: claimsTable) {
+            query = """
+                SELECT count(*) FROM pg_attribute
+                WHERE attrelid = to_regclass(\(claimsTable)) AND attname = 'session' AND NOT attisdropped
+                """
+        } else if statement.hasPrefix("CREATE OR REPLACE FUNCTION ") {
+            // Replacing a function other sessions run waits for nothing, but the name carries its version, so one
+            // that exists is this one.
+            query = "SELECT count(*) FROM pg_proc WHERE oid = to_regproc(\(GroupRoundFunction.name(in: self)))"
         } else if statement.hasPrefix(Self.createIndex) {
             let name = String(statement.dropFirst(Self.createIndex.count).prefix { $0 != " " })
             query = "SELECT count(*) FROM pg_class WHERE oid = to_regclass(\(name))"

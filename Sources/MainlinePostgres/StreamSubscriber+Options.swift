@@ -22,19 +22,24 @@ extension StreamSubscriber {
         public var batchSize = 100
         /// The `application_name` of the listening connection, as `pg_stat_activity` shows it.
         public var applicationName = "mainline-stream-subscriber"
-        /// How long a consumer group member holds an event it has not acknowledged without renewing: a member whose
-        /// process dies, or whose connection is gone, loses its events to the other members this long after its last
-        /// renewal. Renewals (and the reclaiming of other members' expired events) run every third of it.
+        /// How long a consumer group member holds an event it has not acknowledged without renewing: a member that is
+        /// alive but stuck (its connection up, its subscriber not running rounds) loses its events to the other
+        /// members this long after its last renewal. (A member whose process dies or whose connection ends loses them
+        /// at once: see ``groupTakeoverCheckInterval``.) Renewals run every third of it.
         public var groupLease: Duration = .seconds(30)
         /// The most events a group member holds unacknowledged; it claims more, in a batch, once half are acknowledged.
         public var groupWindow = 100
+        /// How soon a group member with room looks again for claims to take over while other members hold some: a
+        /// member whose process dies or whose connection ends is noticed by the others at their next round, and a
+        /// member that has nothing else to do runs one this often (only while others hold claims).
+        public var groupTakeoverCheckInterval: Duration = .milliseconds(500)
         /// How often a subscription started ``StreamStart/stored(_:initially:)`` writes its position when it moved
         /// (and once more when the subscriber stops).
         public var positionFlushInterval: Duration = .seconds(1)
 
         /// The defaults: health check every 5 s (5 s timeout), reconnect after 0.1 s doubling up to 10 s, poll every
-        /// 30 s, retry a refused event after 20 ms, batches of 100; group leases of 30 s and windows of 100 events;
-        /// stored positions written every second.
+        /// 30 s, retry a refused event after 20 ms, batches of 100; group leases of 30 s, windows of 100 events and
+        /// takeover checks every 0.5 s; stored positions written every second.
         public init() {}
     }
 

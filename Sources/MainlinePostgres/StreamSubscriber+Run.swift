@@ -80,16 +80,22 @@ extension StreamSubscriber: Service {
     /// Always ends by throwing.
     private func listen(on connection: PostgresConnection, listening: () -> Void) async throws {
         try await schema.create(on: connection, logger: logger)
+        // Before anything is claimed on this connection: the group members' claims name its session.
+        let session = try await GroupSession.acquire(on: connection, schema: schema, logger: logger)
         let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         defer {
             wake.finish()
-            registry.withLock { $0.wake = nil }
+            registry.withLock { registry in
+                registry.wake = nil
+                registry.session = nil
+            }
         }
         try await connection.listen(on: schema.channel) { hints in
             registry.withLock { registry in
                 registry.counts.connections += 1
                 registry.counts.isConnected = true
                 registry.wake = wake
+                registry.session = session
             }
             listening()
             logger.debug("stream subscriber: listening", metadata: ["channel": "\(schema.channel)"])
@@ -97,7 +103,7 @@ extension StreamSubscriber: Service {
             // place what was committed while there was no connection.
             markDue { _ in true }
             for member in registry.withLock({ Array($0.groups.values) }) {
-                member.state.withLock { $0.mustJoin = true }
+                member.machine.withLock { $0.connected() }
             }
             markGroupsDue(renew: false)
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -88,19 +88,14 @@ extension StreamSubscriber {
     }
 
     /// What must reach the database before the subscriber lets go of its connection: the stored positions, the
-    /// group members' acknowledgements, and the claims they will not place (handed back to the group). Runs in a task of its own (the reader's is cancelled), and gives up with the
-    /// connection.
+    /// group members' acknowledgements, and the claims they will not place (handed back to the group). Runs in a task
+    /// of its own (the reader's is cancelled), and gives up with the connection.
     func writeBeforeStopping(on connection: PostgresConnection) async {
-        // The reader may have been cancelled inside a member's claim transaction: end it first (it claimed nothing the
-        // member knows of), or these writes would join it and be rolled back with it. Outside one, a warning only.
-        _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
         try? await writePositions(on: connection)
         for member in registry.withLock({ Array($0.groups.values) }) {
-            let acknowledgements = member.state.withLock { $0.acknowledgements }
-            if !acknowledgements.isEmpty { try? await write(acknowledgements, of: member, on: connection) }
-            // What it claimed and will not place now goes to the other members at once, not at its lease's end; a
-            // later `run()` joins again and claims afresh.
-            try? await handBackUnplaced(member, on: connection)
+            // What it claimed and will not place now goes to the other members at once; a later `run()` joins again
+            // and claims afresh.
+            try? await releaseBeforeStopping(member, on: connection)
         }
     }
 }

@@ -46,7 +46,7 @@ extension StreamSubscriber {
             subscription.state.withLock { $0.waiting?.cancel() }
         }
         for member in registry.withLock({ Array($0.groups.values) }) {
-            member.state.withLock { $0.waiting?.cancel() }
+            member.waiting.withLock { $0?.cancel() }
         }
     }
 }

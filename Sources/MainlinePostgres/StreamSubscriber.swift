@@ -75,6 +75,8 @@ public final class StreamSubscriber: Sendable {
         /// read per stream. A new stream per connection: a reader cancelled while waiting finishes its stream for
         /// good.
         var wake: AsyncStream<Void>.Continuation?
+        /// The current connection's session lock, which its group members' claims name; `nil` while disconnected.
+        var session: GroupSession?
     }
 
     /// Creates a subscriber; nothing connects until ``run()``.

@@ -259,7 +259,7 @@ extension StreamSubscriber {
             return Array(registry.groups.values)
         }
         guard !members.isEmpty else { return }  // a subscriber without groups is not woken by the lease timer
-        if renew { for member in members { member.state.withLock { $0.renewalDue = true } } }
+        if renew { for member in members { member.machine.withLock { $0.renewalTimerFired() } } }
         _ = registry.withLock { $0.wake?.yield() }
     }
 }

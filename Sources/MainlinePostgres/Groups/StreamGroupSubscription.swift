@@ -9,9 +9,14 @@ import PostgresNIO
 ///
 /// Guarantees:
 /// - **At least once.** Each event of the stream goes to one member at a time. It stays the member's until the member
-///   calls ``acknowledge(_:)``; a member that dies, loses its connection, or is cancelled before that loses it when
-///   its lease (``StreamSubscriber/Options/groupLease``) expires, or at once when cancelled, and another member
-///   receives it with a higher ``StreamEvent/deliveryCount``.
+///   calls ``acknowledge(_:)``. A member's liveness is its subscriber's database session: when its process dies or its
+///   connection ends, the other members take its events at their next round (within
+///   ``StreamSubscriber/Options/groupTakeoverCheckInterval`` when they are idle), with a higher
+///   ``StreamEvent/deliveryCount``; a member that is alive but stuck loses them when its lease
+///   (``StreamSubscriber/Options/groupLease``) expires; a cancelled member hands them back at once.
+/// - **A connection blip costs the claims another member took meanwhile.** A member whose connection drops keeps,
+///   when it reconnects, what nobody took in between; what another member took is counted in ``Counts/lostClaims``,
+///   and acknowledging it then counts as stale (``Counts/staleAcknowledgements``).
 /// - **Key order.** Events published with the same key go to one member at a time, in sequence order: an event is not
 ///   handed out while an earlier event of its key is held, unacknowledged, by another member. Events without a key
 ///   have no order among members.
@@ -50,6 +55,9 @@ public final class StreamGroupSubscription: Sendable {
         public var refused = 0
         /// Times its mailbox (`BoundedMailbox` with `.suspend`) was full and it waited for room.
         public var waits = 0
+        /// Events it held when its connection ended that another member took (or acknowledged) before it joined again
+        /// on a new connection.
+        public var lostClaims = 0
     }
 
     /// The stream its group shares.
@@ -69,50 +77,16 @@ public final class StreamGroupSubscription: Sendable {
     let placeResync: @Sendable (StreamResync) -> StreamSubscription._Placement
     /// Wakes its subscriber's reader for it; set once, by the subscriber.
     let wakeReader: @Sendable (StreamGroupSubscription) -> Void
-    /// What it holds and what is to be written. Protected by its lock.
-    let state = _Locked(State())
+    /// The member's state machine. Protected by its lock.
+    let machine: _Locked<GroupMember>
+    /// The task waiting for room in a `.suspend` mailbox for the backlog's first delivery, if one does. Protected by its
+    /// lock, taken inside `machine`'s (never the other way round).
+    let waiting = _Locked<Task<Void, Never>?>(nil)
 
     /// Something this member holds that its mailbox has not accepted yet.
-    enum Pending: Sendable {
+    enum Pending: Sendable, Hashable {
         case event(StreamEvent<ByteBuffer>)
         case resync(StreamResync)
-    }
-
-    struct State {
-        var cancelled = false
-        /// Claimed by this member, not yet accepted by the mailbox; the first one may be waiting for room.
-        var backlog: [Pending] = []
-        /// Accepted by the mailbox, not taken by the consumer yet (only for a mailbox whose takes it observes), with
-        /// the order they were placed in.
-        var placed: [Int64: Int] = [:]
-        /// The order of the next placement.
-        var nextPlacement = 0
-        /// Taken by the consumer (or, for a `place` closure, placed), not acknowledged yet.
-        var inFlight: Set<Int64> = []
-        /// Acknowledged, not yet deleted from the claims.
-        var acknowledgements: [Int64] = []
-        /// Set on every (re)connect: the member (re)creates the group row and hands back what it claimed but never
-        /// placed.
-        var mustJoin = true
-        /// Set by the lease timer: renew the leases of what it holds.
-        var renewalDue = false
-        var counts = Counts()
-        /// The task waiting for room in a `.suspend` mailbox for the backlog's first delivery, if one does.
-        var waiting: Task<Void, Never>?
-        /// How many unacknowledged events it may hold.
-        var window: Int
-        init(window: Int = 1) { self.window = window }
-
-        /// Sequences it holds in the database: placed and unacknowledged, or claimed and not yet placed.
-        var held: [Int64] {
-            Array(inFlight) + Array(placed.keys)
-                + backlog.compactMap { if case .event(let event) = $0 { event.sequence } else { nil } }
-        }
-
-        /// Whether to claim now: room for at least half a window (so claims come in batches), nothing waiting.
-        var wantsToClaim: Bool {
-            backlog.isEmpty && waiting == nil && window - inFlight.count - placed.count >= (window + 1) / 2
-        }
     }
 
     init(
@@ -136,7 +110,7 @@ public final class StreamGroupSubscription: Sendable {
         self.placeEvent = placeEvent
         self.placeResync = placeResync
         self.wakeReader = wakeReader
-        state.withLock { $0.window = max(window, 1) }
+        machine = _Locked(GroupMember(stream: stream, window: window, tracksTakes: tracksTakes))
     }
 
     /// Acknowledges `event`: the member is done with it, and the group never hands it out again. Thread-safe: call it
@@ -156,59 +130,32 @@ public final class StreamGroupSubscription: Sendable {
     ///
     /// - Parameter sequence: The sequence of an event this member delivered.
     public func acknowledge(sequence: Int64) {
-        let wake = state.withLock { state -> Bool in
-            guard state.inFlight.remove(sequence) != nil else {
-                state.counts.unknownAcknowledgements += 1
-                return false
-            }
-            state.acknowledgements.append(sequence)
-            state.counts.acknowledged += 1
-            return state.inFlight.isEmpty || state.acknowledgements.count >= (state.window + 1) / 2
-        }
-        if wake { wakeReader(self) }
+        if machine.withLock({ $0.acknowledge(sequence) }) { wakeReader(self) }
     }
 
     /// Events this member placed in its mailbox and its consumer has not acknowledged yet. Thread-safe.
-    public var unacknowledged: Int { state.withLock { $0.inFlight.count + $0.placed.count } }
+    public var unacknowledged: Int { machine.withLock { $0.inFlight.count + $0.placed.count } }
 
-    /// Records that the consumer took `sequences` (events, in the order taken) from the mailbox: they wait for
-    /// acknowledgement now, and whatever was placed before the last of them and not taken was dropped by the mailbox,
-    /// so it counts as acknowledged. On the main actor, from the mailbox's take observer.
+    /// Records that the consumer took `sequences` (events, in the order taken): they wait for acknowledgement now, and
+    /// whatever was placed before the last of them and not taken was dropped by the mailbox, so it counts as
+    /// acknowledged. On the main actor, from the mailbox's take observer.
     func took(_ sequences: [Int64]) {
-        let wake = state.withLock { state -> Bool in
-            var latest = -1
-            for sequence in sequences {
-                guard let order = state.placed.removeValue(forKey: sequence) else { continue }
-                state.inFlight.insert(sequence)
-                latest = max(latest, order)
-            }
-            let dropped = state.placed.filter { $0.value < latest }.map(\.key)
-            for sequence in dropped {
-                state.placed[sequence] = nil
-                state.acknowledgements.append(sequence)
-            }
-            state.counts.dropped += dropped.count
-            return !dropped.isEmpty
-        }
-        if wake { wakeReader(self) }
+        if machine.withLock({ $0.took(sequences) }) { wakeReader(self) }
     }
 
     /// What it did so far. Thread-safe.
-    public var counts: Counts { state.withLock { $0.counts } }
+    public var counts: Counts { machine.withLock { $0.counts } }
 
     /// Whether ``cancel()`` was called. Thread-safe.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { machine.withLock { $0.cancelled } }
 
     /// Leaves the group: nothing more is placed in its mailbox once the subscriber's current placement (if any) returns;
     /// while the subscriber runs, its reader writes the acknowledgements made so far and hands every event this member
     /// holds back to the group at once (otherwise their leases expire). Thread-safe; calling it again does nothing.
     public func cancel() {
-        let first = state.withLock { state in
-            defer { state.cancelled = true }
-            state.waiting?.cancel()
-            return !state.cancelled
-        }
-        if first { wakeReader(self) }
+        guard machine.withLock({ $0.cancel() }) else { return }
+        waiting.withLock { $0?.cancel() }
+        wakeReader(self)
     }
 }
 #endif

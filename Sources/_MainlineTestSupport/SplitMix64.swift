@@ -1,0 +1,19 @@
+/// A small deterministic random number generator (SplitMix64, Steele, Lea and Flood 2014): the same seed gives the same
+/// numbers on every machine, so a failing random test replays from its seed.
+///
+/// Not thread-safe (a value): each test keeps its own.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator whose numbers follow from `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next number.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
