@@ -7,7 +7,7 @@ import Mainline
 /// - In cluster mode, a group is a MainlinePostgres consumer group shared by every server: each server with clients of
 ///   the group is one member (``GroupFeed``), and hands what its member receives to one local client; a message is
 ///   acknowledged once that client's `MSG` line was written, and a server that dies before that loses it to another
-///   server when its lease expires (at least once).
+///   server as soon as its database session ends (at least once).
 /// - `UNSUB <topic>` leaves the topic's plain subscription and every group of the topic the client is in.
 extension Broker {
     /// A client is in at most this many queue groups at once; its next `QSUB` gets `ERR too many groups`. A group

@@ -12,7 +12,8 @@ import MainlinePostgres
 /// share the stream, each message going to one member. Nothing is acknowledged when it is taken from the mailbox: each
 /// message carries its acknowledgement to the ``QueueGroup``, which runs it once a client's `MSG` line was written. A
 /// message this member holds unacknowledged stays its own while the server lives (its lease is renewed), and goes to
-/// another member when the server dies (the lease expires) or when the member is closed (handed back at once).
+/// another member as soon as the server dies (its database session ends), when it is stuck past its lease, or when the
+/// member is closed (handed back at once).
 ///
 /// The mailbox refuses when full (`.reject`): the member's events then stay its own, and are offered again later.
 @MainActor

@@ -56,8 +56,8 @@ struct PubSubServerCommand: AsyncParsableCommand {
             order, and a server whose database connection drops catches up on reconnecting, losing nothing. A PUB \
             that cannot be published gets ERR PUB <topic> failed: <reason>. Without it, the server is on its own. \
             A queue group then spans every server: each message goes to one client of the group on any server, is \
-            acknowledged once written to that client, and goes to another server --group-lease-ms after the server \
-            holding it died.
+            acknowledged once written to that client, and goes to another server as soon as the server holding it \
+            dies (or --group-lease-ms after it stopped renewing, alive but stuck).
 
             Press Ctrl-C (or send SIGTERM) to stop it: it stops accepting, gives each client up to \
             --flush-deadline-ms to take what is queued, closes every connection and exits 0.
@@ -131,8 +131,8 @@ struct PubSubServerCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("group-lease-ms"),
         help: ArgumentHelp(
-            "With --postgres: how long after a server dies the queue group messages it held go to another server, in "
-                + "milliseconds (300 to 3600000).",
+            "With --postgres: how long a server that is alive but stuck keeps the queue group messages it holds, in "
+                + "milliseconds (300 to 3600000); a server that dies loses them at once.",
             valueName: "ms"
         )
     )

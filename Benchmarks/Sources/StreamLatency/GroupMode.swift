@@ -1,7 +1,7 @@
 import _MainlineTestSupport
 
-/// The group mode (`--mode group`): each peer's phase without and then with a `kill -9`, one table, and whether every
-/// phase's books balance (printing those that do not).
+/// The group mode (`--mode group`): each peer's phase without a `kill -9`, then `--group-kills` phases of each with one,
+/// one table, and whether every phase's books balance (printing those that do not).
 ///
 /// - Parameters:
 ///   - cluster: The database.
@@ -12,9 +12,12 @@ import _MainlineTestSupport
 @MainActor
 func runGroupMode(on cluster: PostgresTestCluster, settings: Settings) async throws -> Bool {
     var results: [GroupResult] = []
-    for killsOne in [false, true] {
+    for peer in GroupPeer.allCases {
+        results.append(try await runGroupPhase(peer, killsOne: false, on: cluster, settings: settings))
+    }
+    for run in 0..<settings.groupKills {
         for peer in GroupPeer.allCases {
-            results.append(try await runGroupPhase(peer, killsOne: killsOne, on: cluster, settings: settings))
+            results.append(try await runGroupPhase(peer, killsOne: true, run: run, on: cluster, settings: settings))
         }
     }
     print("\n" + Table.group(results, settings: settings) + "\n")

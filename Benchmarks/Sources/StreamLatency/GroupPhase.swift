@@ -30,6 +30,7 @@ struct MembersFailed: Error, CustomStringConvertible {
 /// - Parameters:
 ///   - peer: Mainline's consumer group, or the skip-locked queue.
 ///   - killsOne: Whether to kill member 0 part-way.
+///   - run: Which run of this phase it is (each has a stream or table of its own).
 ///   - cluster: The database.
 ///   - settings: Events, batch, lease, drain timeout.
 /// - Returns: The phase's figures.
@@ -38,6 +39,7 @@ struct MembersFailed: Error, CustomStringConvertible {
 func runGroupPhase(
     _ peer: GroupPeer,
     killsOne: Bool,
+    run: Int = 0,
     on cluster: PostgresTestCluster,
     settings: Settings
 ) async throws -> GroupResult {
@@ -49,7 +51,7 @@ func runGroupPhase(
         database: cluster.database,
         tls: .disable
     )
-    let target = "bench_\(peer == .mainline ? "group" : "jobs")_\(killsOne ? "kill" : "clean")"
+    let target = "bench_\(peer == .mainline ? "group" : "jobs")_\(killsOne ? "kill" : "clean")_\(run)"
     let backlog = GroupBacklog(peer: peer, target: target, events: settings.groupEvents)
     let client = PostgresClient(
         configuration: PostgresClient.Configuration(
@@ -87,7 +89,7 @@ func runGroupPhase(
     }
 }
 
-/// The measured part of a group phase, once the backlog is written: see ``runGroupPhase(_:killsOne:on:settings:)``.
+/// The measured part of a group phase, once the backlog is written: see ``runGroupPhase(_:killsOne:run:on:settings:)``.
 @MainActor
 private func measure(
     _ backlog: GroupBacklog,

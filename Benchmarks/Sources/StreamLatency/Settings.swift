@@ -33,6 +33,8 @@ struct Settings: Sendable {
     /// Group mode: the group's lease in seconds (`StreamSubscriber.Options.groupLease`, whose default it is), what a
     /// killed member's events wait for.
     var groupLease = 30.0
+    /// Group mode: phases with a `kill -9`, per peer (the takeover's median and maximum are read over them).
+    var groupKills = 5
     /// The target of the issue: p99 of the Mainline peer at 1,000 events/s, in nanoseconds.
     var targetP99: Int64 = 50_000_000
 
@@ -55,6 +57,7 @@ struct Settings: Sendable {
         groupEvents = try arguments.value("group-events", default: groupEvents)
         groupBatch = try arguments.value("group-batch", default: groupBatch)
         groupLease = try arguments.value("group-lease", default: groupLease)
+        groupKills = try arguments.value("group-kills", default: groupKills)
         let peerNames: String = try arguments.value("peers", default: "mainline,batched,notify")
         peers = try peerNames.split(separator: ",").map { (name) throws(Arguments.Invalid) -> Peer in
             guard let peer = Peer(rawValue: String(name)) else {
@@ -63,12 +66,12 @@ struct Settings: Sendable {
             return peer
         }
         guard rate > 0, tasks > 0, batchedTasks > 0, batch > 0, seconds > 0, sustainedSeconds > 0, groupEvents > 0,
-            groupBatch > 0, groupLease > 0
+            groupBatch > 0, groupLease > 0, groupKills >= 0
         else {
             throw Arguments.Invalid(
                 description:
                     "--rate, --tasks, --batched-tasks, --batch, --seconds, --sustained-seconds, --group-events, "
-                    + "--group-batch and --group-lease must be positive"
+                    + "--group-batch and --group-lease must be positive, --group-kills not negative"
             )
         }
     }

@@ -16,10 +16,11 @@
 //   --group-events 50000    group mode: events in each phase's backlog
 //   --group-batch 100       group mode: the group's window and the queue's LIMIT k
 //   --group-lease 30        group mode: the group's lease, in seconds (the library's default)
+//   --group-kills 5         group mode: phases with a kill -9, per peer (takeover median and maximum over them)
 //
-// The group mode (issue 28 item 6) writes a backlog of events, then has two member processes (this program again,
-// with a hidden `--member`) handle it: Mainline's consumer group, and the hand-rolled `FOR UPDATE SKIP LOCKED` queue;
-// each once as is and once with one member killed (`kill -9`) a third of the way through.
+// The group mode writes a backlog of events, then has two member processes (this program again, with a hidden
+// `--member`) handle it: Mainline's consumer group, and the hand-rolled `FOR UPDATE SKIP LOCKED` queue; each once as
+// is and then `--group-kills` times with one member killed (`kill -9`) part-way.
 //
 // Starts a throwaway PostgreSQL cluster, then per phase and peer: the receiver here, the publisher (`stream-load`) as
 // a child process. Prints Markdown tables (Benchmarks/README.md explains them). Exits 1 when a peer's books do not

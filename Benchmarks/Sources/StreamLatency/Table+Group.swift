@@ -58,6 +58,23 @@ extension Table {
         if let mainline = clean(.mainline), let queue = clean(.skipLocked) {
             lines += ["", "Mainline group / skip-locked: events/s \(ratio(mainline / queue))×"]
         }
+        func backends(_ peer: GroupPeer) -> Double? {
+            results.first { $0.peer == peer && !$0.killsOne }?.backendCPU
+        }
+        if let mainline = backends(.mainline), let queue = backends(.skipLocked), queue > 0 {
+            lines.append("Mainline group / skip-locked: database backends' CPU per event \(ratio(mainline / queue))×")
+        }
+        for peer in GroupPeer.allCases {
+            let kills = results.filter { $0.peer == peer && $0.killsOne && $0.killedAt != nil }
+            let takeovers = kills.compactMap(\.takeover).sorted()
+            guard !kills.isEmpty else { continue }
+            let median = takeovers.isEmpty ? "—" : ms(takeovers[(takeovers.count - 1) / 2])
+            let maximum = takeovers.last.map { ms($0) } ?? "—"
+            lines.append(
+                "\(peer.rawValue): takeover after kill -9 over \(kills.count) kills (\(takeovers.count) with events held): "
+                    + "median \(median) ms, max \(maximum) ms"
+            )
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -11,9 +11,9 @@ import Glibc
 /// bounded read or a wait for lines to arrive; nothing sleeps.
 @Suite("Example: pubsub-server queue groups across a cluster", .serialized, .timeLimit(.minutes(3)))
 struct PubSubServerClusterQueueGroupTests {
-    /// The lease the servers run with: long enough that the killed server's claims can be counted before the survivor
-    /// takes them, short enough that the test does not wait the default 10 s.
-    static let leaseMilliseconds = 5_000
+    /// The lease the servers run with: ten minutes, far beyond the suite's time limit, so the survivor can only take
+    /// the killed server's messages because its database session ended, not because their lease ran out.
+    static let leaseMilliseconds = 600_000
 
     /// Lines one client reads on a thread of its own, and a way to wait until they satisfy a condition.
     final class Reader: @unchecked Sendable {
@@ -128,10 +128,11 @@ struct PubSubServerClusterQueueGroupTests {
         try onSurvivor.send("QSUB workers jobs")
         #expect(onSurvivor.readLine() == "OK QSUB workers jobs")
         let survivorHeard = Reader(onSurvivor)
+        // What it holds when it dies: the claims it has not acknowledged (its client reads nothing, so it acknowledges
+        // and claims nothing more; read before the kill, since the survivor takes them as soon as its session ends).
+        held = try await claims(of: victim, in: cluster)
         victim.process.send(SIGKILL)
         #expect(await victim.process.finish().status == 128 + SIGKILL)
-        // What it held when it died: the claims it had not acknowledged (read before its lease expires).
-        held = try await claims(of: victim, in: cluster)
         // Its client reads what reached it before the kill: whatever the kernel took for it.
         let heardOnVictim = try await offPool {
             var lines: [String] = []
@@ -141,7 +142,7 @@ struct PubSubServerClusterQueueGroupTests {
         try await offPool { for line in all[before...] { try publisher.send("PUB " + line.dropFirst(4)) } }
 
         // The group gets everything: what the victim's client did not get reaches the survivor's, the messages the
-        // victim held once their lease expired. (Compared by number: a failure names jobs, not 1 KB lines.)
+        // victim held once its session ended. (Compared by number: a failure names jobs, not 1 KB lines.)
         let victimJobs = heardOnVictim.map(Self.job)
         let missing = Set(all.indices).subtracting(victimJobs)
         let survivorJobs = try await survivorHeard.wait { missing.isSubset(of: $0.map(Self.job)) }.map(Self.job)
