@@ -19,8 +19,9 @@ import PostgresNIO
 ///   primary key `(stream, idempotency_key)`: the idempotency keys publishes gave, and the sequence each committed
 ///   as, so that a publish retried with the same key commits once. Retention prunes it with the events.
 ///
-/// Three more keep consumer groups and stored positions: `<prefix>_groups`, `<prefix>_claims` and
-/// `<prefix>_positions` (see ``StreamGroupSubscription`` and ``StreamStart/stored(_:initially:)``).
+/// Three more keep consumer groups and stored positions: `<prefix>_groups`, `<prefix>_claim_batches` (read as one row
+/// per event through the view `<prefix>_claims`) and `<prefix>_positions` (see ``StreamGroupSubscription`` and
+/// ``StreamStart/stored(_:initially:)``).
 ///
 /// `NOTIFY <channel>` carries only a hint, `"<sequence> <stream>"`, sent when the publishing transaction commits.
 ///
@@ -67,6 +68,7 @@ public struct StreamSchema: Sendable, Hashable {
     var publishedKeysTable: String { "\(tablePrefix)_published_keys" }
     var groupsTable: String { "\(tablePrefix)_groups" }
     var claimsTable: String { "\(tablePrefix)_claims" }
+    var claimBatchesTable: String { "\(tablePrefix)_claim_batches" }
     var positionsTable: String { "\(tablePrefix)_positions" }
 
     /// Creates the tables and their indexes if they don't exist, and adds the columns that tables made by an older
@@ -133,11 +135,9 @@ public struct StreamSchema: Sendable, Hashable {
                 SELECT count(*) FROM pg_attribute
                 WHERE attrelid = to_regclass(\(eventsTable)) AND attname = 'key' AND NOT attisdropped
                 """
-        } else if statement == Self.addSessionColumn(to: claimsTable) {
-            query = """
-                SELECT count(*) FROM pg_attribute
-                WHERE attrelid = to_regclass(\(claimsTable)) AND attname = 'session' AND NOT attisdropped
-                """
+        } else if statement == moveClaimRowsIntoBatches || statement.hasPrefix("CREATE OR REPLACE VIEW ") {
+            // Done once the claims are a view: replacing a view takes its ACCESS EXCLUSIVE lock.
+            query = "SELECT count(*) FROM pg_class WHERE oid = to_regclass(\(claimsTable)) AND relkind = 'v'"
         } else if statement.hasPrefix("CREATE OR REPLACE FUNCTION ") {
             // Replacing a function other sessions run waits for nothing, but the name carries its version, so one
             // that exists is this one.

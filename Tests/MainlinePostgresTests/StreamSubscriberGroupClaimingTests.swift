@@ -65,9 +65,10 @@ struct StreamSubscriberGroupClaimingTests {
                         )
                         _ = try await other.query(
                             """
-                            INSERT INTO mainline_stream_claims (stream, grp, sequence, member, lease_until, deliveries)
-                            VALUES ('s', 'g', 2, 'other', now() + interval '1 hour', 1),
-                                ('s', 'g', 3, 'other', now() + interval '1 hour', 1)
+                            INSERT INTO mainline_stream_claim_batches
+                                (stream, grp, member, lease_until, sequences, keys, deliveries, first)
+                            VALUES ('s', 'g', 'other', now() + interval '1 hour', ARRAY[2, 3],
+                                ARRAY[NULL, NULL]::text[], ARRAY[1, 1], 2)
                             """,
                             logger: logger
                         )

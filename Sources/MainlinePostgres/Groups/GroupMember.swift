@@ -46,7 +46,7 @@ struct GroupMember: Sendable {
         var acknowledged = 0
         /// The events claimed, in sequence order.
         var events: [StreamEvent<ByteBuffer>] = []
-        /// Claimed sequences whose events retention had deleted (forgotten by the statement).
+        /// Claimed sequences whose events retention had deleted (the member acknowledges them with its next round).
         var gone: [Int64] = []
         /// The gap before the events handed into the group, if events there were deleted.
         var gap: StreamResync?
@@ -174,6 +174,8 @@ struct GroupMember: Sendable {
         if let gap = answer.gap { backlog.append(.resync(gap)) }
         if let first = answer.gone.first, let last = answer.gone.last {
             backlog.append(.resync(StreamResync(stream: stream, lastDelivered: first - 1, resumesAfter: last)))
+            // Claimed, but deleted by retention before the group acknowledged them: forgotten with the next round.
+            acknowledgements += answer.gone
         }
         backlog += answer.events.map { .event($0) }
         state = answer.groupMissing ? .mustJoin : .ready

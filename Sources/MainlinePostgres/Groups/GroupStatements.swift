@@ -2,7 +2,8 @@
 import PostgresNIO
 
 /// The statements of a group member, apart from its round (``GroupRoundFunction``): each builds the query the reader
-/// sends for one ``GroupMember/RoundAction`` (or for stopping). No statement here takes the group's row lock.
+/// sends for one ``GroupMember/RoundAction`` (or for stopping). None takes the group's row lock; each rewrites only
+/// the member's own claim batches.
 ///
 /// All operations on `GroupStatements` are thread-safe (its functions only build values).
 enum GroupStatements {
@@ -18,9 +19,10 @@ enum GroupStatements {
         """
     }
 
-    /// A join's claims: takes `keep` over into `session` with a new lease and returns the sequences it still held
-    /// (the others are lost; one row of `NULL` when it held none), hands every other claim of the member back to the group with its delivery counted back
-    /// down (claimed on an earlier connection, never placed), and hints the other members when it handed any back.
+    /// A join's claims: takes the events of `keep` the member still holds over into `session` with a new lease (one
+    /// batch) and returns them (one row of `NULL` when it holds none of them), hands every other event of the member's
+    /// batches back to the group with its delivery counted back down (claimed on an earlier connection, never placed),
+    /// and hints the other members when it handed any back.
     static func adopt(
         _ keep: [Int64],
         of member: StreamGroupSubscription,
@@ -28,24 +30,33 @@ enum GroupStatements {
         leaseSeconds: Double,
         in schema: StreamSchema
     ) -> PostgresQuery {
-        """
-        WITH kept AS (
-            UPDATE \(unescaped: schema.claimsTable)
-            SET session = \(Int64(session.key)), lease_until = now() + make_interval(secs => \(leaseSeconds))
-            WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
-                AND sequence = ANY(\(keep))
-            RETURNING sequence
-        ), released AS (
-            UPDATE \(unescaped: schema.claimsTable)
-            SET member = NULL, lease_until = NULL, session = NULL, deliveries = greatest(deliveries - 1, 0)
-            WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
-                AND NOT (sequence = ANY(\(keep)))
-            RETURNING 1
-        ), hinted AS (
-            SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream))) FROM (SELECT 1 FROM released LIMIT 1) r
-        )
-        SELECT k.sequence FROM hinted h LEFT JOIN kept k ON true
-        """
+        let batches = schema.claimBatchesTable
+        return """
+            WITH mine AS MATERIALIZED (
+                SELECT b.id, u.s, u.k, u.d, u.s = ANY(\(keep)) AS kept
+                FROM \(unescaped: batches) b, unnest(b.sequences, b.keys, b.deliveries) AS u(s, k, d)
+                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.member = \(member.member)
+            ), emptied AS (
+                DELETE FROM \(unescaped: batches) b
+                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.id IN (SELECT m.id FROM mine m)
+            ), adopted AS (
+                INSERT INTO \(unescaped: batches)
+                    (stream, grp, member, session, lease_until, sequences, keys, deliveries, first)
+                SELECT \(member.stream), \(member.group), \(member.member), \(Int64(session.key)),
+                    now() + make_interval(secs => \(leaseSeconds)),
+                    array_agg(m.s ORDER BY m.s), array_agg(m.k ORDER BY m.s), array_agg(m.d ORDER BY m.s), min(m.s)
+                FROM mine m WHERE m.kept HAVING count(*) > 0
+            ), released AS (
+                INSERT INTO \(unescaped: batches) (stream, grp, sequences, keys, deliveries, first)
+                SELECT \(member.stream), \(member.group), array_agg(m.s ORDER BY m.s), array_agg(m.k ORDER BY m.s),
+                    array_agg(greatest(m.d - 1, 0) ORDER BY m.s), min(m.s)
+                FROM mine m WHERE NOT m.kept HAVING count(*) > 0
+                RETURNING 1
+            ), hinted AS (
+                SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream))) FROM released
+            )
+            SELECT k.s FROM hinted h LEFT JOIN (SELECT m.s FROM mine m WHERE m.kept) k ON true
+            """
     }
 
     /// One round: a call of ``GroupRoundFunction`` (acknowledgements, renewals and a claim in one transaction).
@@ -66,10 +77,10 @@ enum GroupStatements {
         """
     }
 
-    /// Leaving or stopping: deletes the claims of `acknowledgements` (where the member still holds them), hands back
-    /// every other claim of the member except `keep` (those in `uncount`, or all when it is `nil`, with their delivery
-    /// counted back down: claimed, never placed), hints the other members when it handed any back, and returns how many acknowledgements it
-    /// deleted.
+    /// Leaving or stopping: removes the events of `acknowledgements` from the member's batches, hands back every other
+    /// event of them except `keep` (those in `uncount`, or all when it is `nil`, with their delivery counted back
+    /// down: claimed, never placed), hints the other members when it handed any back, and returns how many
+    /// acknowledgements were still the member's.
     static func release(
         _ member: StreamGroupSubscription,
         acknowledgements: [Int64],
@@ -77,23 +88,33 @@ enum GroupStatements {
         uncount: [Int64]?,
         in schema: StreamSchema
     ) -> PostgresQuery {
-        """
-        WITH gone AS (
-            DELETE FROM \(unescaped: schema.claimsTable)
-            WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
-                AND sequence = ANY(\(acknowledgements))
-            RETURNING 1
-        ), released AS (
-            UPDATE \(unescaped: schema.claimsTable)
-            SET member = NULL, lease_until = NULL, session = NULL,
-                deliveries = greatest(deliveries - CASE WHEN \(uncount == nil) OR sequence = ANY(\(uncount ?? [])) THEN 1 ELSE 0 END, 0)
-            WHERE stream = \(member.stream) AND grp = \(member.group) AND member = \(member.member)
-                AND NOT (sequence = ANY(\(acknowledgements))) AND NOT (sequence = ANY(\(keep)))
-            RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM gone),
-            (SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream))) FROM (SELECT 1 FROM released LIMIT 1) r)
-        """
+        let batches = schema.claimBatchesTable
+        return """
+            WITH mine AS MATERIALIZED (
+                SELECT b.id, b.session, b.lease_until, u.s, u.k, u.d,
+                    u.s = ANY(\(acknowledgements)) AS done, u.s = ANY(\(keep)) AS kept,
+                    (\(uncount == nil) OR u.s = ANY(\(uncount ?? []))) AS uncounted
+                FROM \(unescaped: batches) b, unnest(b.sequences, b.keys, b.deliveries) AS u(s, k, d)
+                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.member = \(member.member)
+            ), emptied AS (
+                DELETE FROM \(unescaped: batches) b
+                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.id IN (SELECT m.id FROM mine m)
+            ), kept AS (
+                INSERT INTO \(unescaped: batches)
+                    (stream, grp, member, session, lease_until, sequences, keys, deliveries, first)
+                SELECT \(member.stream), \(member.group), \(member.member), m.session, m.lease_until,
+                    array_agg(m.s ORDER BY m.s), array_agg(m.k ORDER BY m.s), array_agg(m.d ORDER BY m.s), min(m.s)
+                FROM mine m WHERE m.kept AND NOT m.done GROUP BY m.id, m.session, m.lease_until
+            ), released AS (
+                INSERT INTO \(unescaped: batches) (stream, grp, sequences, keys, deliveries, first)
+                SELECT \(member.stream), \(member.group), array_agg(m.s ORDER BY m.s), array_agg(m.k ORDER BY m.s),
+                    array_agg(greatest(m.d - CASE WHEN m.uncounted THEN 1 ELSE 0 END, 0) ORDER BY m.s), min(m.s)
+                FROM mine m WHERE NOT m.kept AND NOT m.done HAVING count(*) > 0
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM mine m WHERE m.done),
+                (SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream))) FROM released)
+            """
     }
 }
 #endif
