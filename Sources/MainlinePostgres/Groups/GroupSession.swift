@@ -41,7 +41,7 @@ struct GroupSession: Sendable, Hashable {
         let namespace = namespace(of: schema)
         while true {
             let key = Int32.random(in: 1...Int32.max)
-            let query: PostgresQuery = "SELECT pg_try_advisory_lock(\(namespace), \(key))"
+            let query = GroupStatements.lockSession(namespace: namespace, key: key)
             for try await locked in try await connection.queryUnlessClosed(query, logger: logger).decode(Bool.self)
             where locked {
                 return GroupSession(namespace: namespace, key: key)

@@ -7,6 +7,11 @@ import PostgresNIO
 ///
 /// All operations on `GroupStatements` are thread-safe (its functions only build values).
 enum GroupStatements {
+    /// Takes the session advisory lock `(namespace, key)` unless another session holds it; one row: whether it did.
+    static func lockSession(namespace: Int32, key: Int32) -> PostgresQuery {
+        "SELECT pg_try_advisory_lock(\(namespace), \(key))"
+    }
+
     /// Creates the group's row, starting after `position`, unless it exists.
     static func createGroup(
         _ member: StreamGroupSubscription,

@@ -14,16 +14,16 @@ extension StreamSubscriber {
         initially: StreamStart,
         on connection: PostgresConnection
     ) async throws -> Int64? {
-        let select: PostgresQuery = """
-            SELECT stream, last_sequence FROM \(unescaped: schema.positionsTable) WHERE name = \(name)
-            """
+        let select = SubscriberStatements.storedPosition(name, in: schema)
         var found = try await row(select, on: connection)
         if found == nil {
             let initial = try await startPosition(of: subscription.stream, from: initially, on: connection)
-            let insert: PostgresQuery = """
-                INSERT INTO \(unescaped: schema.positionsTable) (name, stream, last_sequence)
-                VALUES (\(name), \(subscription.stream), \(initial)) ON CONFLICT (name) DO NOTHING
-                """
+            let insert = SubscriberStatements.storePosition(
+                name,
+                stream: subscription.stream,
+                position: initial,
+                in: schema
+            )
             _ = try await connection.queryUnlessClosed(insert, logger: logger)
             // Another process may have stored the name first: its row wins.
             found = try await row(select, on: connection)
@@ -74,11 +74,7 @@ extension StreamSubscriber {
         let names = Array(changed.keys)
         let positions = names.map { changed[$0] ?? 0 }
         guard !names.isEmpty else { return forgetRetired() }
-        let query: PostgresQuery = """
-            UPDATE \(unescaped: schema.positionsTable) p SET last_sequence = v.last
-            FROM unnest(\(names)::text[], \(positions)::bigint[]) AS v(name, last)
-            WHERE p.name = v.name
-            """
+        let query = SubscriberStatements.movePositions(names, to: positions, in: schema)
         _ = try await connection.queryUnlessClosed(query, logger: logger)
         forgetRetired()
         for subscription in subscriptions {

@@ -49,19 +49,8 @@ extension StreamSubscriber {
             subscription.state.withLock { $0.cursor = cursor }
         }
         while !subscription.isCancelled {
-            // One statement, one snapshot: the head and the rows after the cursor agree. Writers of a stream commit in
-            // sequence order (StreamPublisher), so every sequence up to the head is visible here unless it was
-            // deleted: a missing one is a gap that cannot be filled.
-            let query: PostgresQuery = """
-                SELECT h.last_sequence, e.sequence, e.payload, e.published_at, e.key
-                FROM \(unescaped: schema.headsTable) h
-                LEFT JOIN LATERAL (
-                    SELECT sequence, payload, published_at, key FROM \(unescaped: schema.eventsTable)
-                    WHERE stream = h.stream AND sequence > \(cursor)
-                    ORDER BY sequence LIMIT \(Int64(options.batchSize))
-                ) e ON true
-                WHERE h.stream = \(stream)
-                """
+            // One statement, one snapshot: the head and the rows after the cursor agree.
+            let query = SubscriberStatements.catchUp(stream, after: cursor, limit: options.batchSize, in: schema)
             var head: Int64 = 0
             var events: [StreamEvent<ByteBuffer>] = []
             let rows = try await connection.queryUnlessClosed(query, logger: logger)
@@ -211,17 +200,9 @@ extension StreamSubscriber {
         case .stored(_, let initially):
             return try await startPosition(of: stream, from: initially, on: connection)
         case .latest:
-            query = """
-                SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(stream)
-                """
+            query = SubscriberStatements.head(of: stream, in: schema)
         case .oldestAvailable:
-            query = """
-                SELECT coalesce(
-                    (SELECT min(sequence) - 1 FROM \(unescaped: schema.eventsTable)
-                        WHERE stream = \(stream)),
-                    (SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(stream)),
-                    0)
-                """
+            query = SubscriberStatements.beforeOldest(of: stream, in: schema)
         }
         var position: Int64 = 0
         for try await value in try await connection.queryUnlessClosed(query, logger: logger).decode(Int64.self) {
