@@ -1,6 +1,6 @@
 #if Postgres
 import Foundation
-import NIOCore
+import PostgresNIO
 import Testing
 @testable import MainlinePostgres
 import _MainlineTestSupport

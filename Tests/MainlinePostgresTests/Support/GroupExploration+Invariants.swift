@@ -1,5 +1,5 @@
 #if Postgres
-import NIOCore
+import PostgresNIO
 @testable import MainlinePostgres
 
 /// The invariants of a consumer group, checked after every step, and the end of a schedule: the live members run until

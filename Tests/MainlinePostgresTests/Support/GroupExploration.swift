@@ -1,5 +1,5 @@
 #if Postgres
-import NIOCore
+import PostgresNIO
 @testable import MainlinePostgres
 import _MainlineTestSupport
 

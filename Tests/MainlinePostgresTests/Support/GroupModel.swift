@@ -1,6 +1,6 @@
 #if Postgres
 import Foundation
-import NIOCore
+import PostgresNIO
 @testable import MainlinePostgres
 
 /// The database side of one consumer group, in memory: the stream's events, the group's `handed`, the claims and the
