@@ -10,7 +10,9 @@ let package = Package(
     name: "Mainline",
     products: [
         .library(name: "Mainline", targets: ["Mainline"]),
+        .library(name: "MainlineLoopCore", targets: ["MainlineLoopCore"]),
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
+        .library(name: "MainlineInspection", targets: ["MainlineInspection"]),
         .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
@@ -63,17 +65,42 @@ let package = Package(
         ),
         // The libdispatch main-queue SPI (what CoreFoundation's run loop uses on Linux) and a thread-id helper.
         .target(name: "CMainlineShims"),
+        // Capturing another thread's stack and naming its frames: the stall watchdog's backtraces (MainlineInspection).
+        .target(name: "CMainlineBacktrace"),
+        // The scheduling core, without libuv: contracts, clock, timers, settle, the job queue, the scheduler, the flight
+        // recorder, snapshots, misuse diagnostics and metrics. `TestLoop` runs on it alone.
+        .target(
+            name: "MainlineLoopCore",
+            dependencies: [
+                "CMainlineShims",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // The loop's "carry the service context" switch, read on every post, and the inspection registry.
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // The libuv loops on the core: the engine, `MainLoop`, `EventLoop` (re-exports MainlineLoopCore).
         .target(
             name: "MainlineLoop",
             dependencies: [
+                "MainlineLoopCore",
                 "CLibUV",
                 "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-                // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path)
-                // and the loop's "carry the service context" switch, read on every post.
+                // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path).
                 .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // Observability on top of the loops: the inspector's socket, the stall watchdog and its backtraces.
+        .target(
+            name: "MainlineInspection",
+            dependencies: [
+                "MainlineLoop", "MainlineLoopCore", "CMainlineBacktrace", "CMainlineShims",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -91,22 +118,24 @@ let package = Package(
             dependencies: ["MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels"]
         ),
         .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
-        // The loop layer only (DESIGN.md §5): test doubles of a layer above live beside what they stand in for.
-        .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
+        // The scheduling core only (DESIGN.md §5): `TestLoop` links no libuv. Test doubles of a layer above live beside
+        // what they stand in for.
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoopCore"]),
         // CMainlineShims: ChildProcess's close-on-exec pipes.
         .target(name: "_MainlineTestSupport", dependencies: ["CMainlineShims"]),
         .target(
             name: "Mainline",
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
-                "MainlineBindings",
+                "MainlineLoopCore", "MainlineLoop", "MainlineInspection", "MainlineEvents", "MainlineObservables",
+                "MainlineViewModels", "MainlineCoordinators", "MainlineBindings",
             ]
         ),
 
         .target(
             name: "MainlineServiceLifecycle",
             dependencies: [
-                "MainlineLoop",
+                // MainlineInspection: the service's stall watchdog (`stallThreshold`).
+                "MainlineLoop", "MainlineInspection",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -146,8 +175,8 @@ let package = Package(
             // mainline-owner-probe and mainline-console are built, not imported: the owner-mode tests run the probe as a
             // child process, and the inspector's tests the console as another user.
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
-                "mainline-owner-probe", "mainline-console",
+                "MainlineLoopCore", "MainlineLoop", "MainlineInspection", "MainlineEvents", "MainlineTesting",
+                "_MainlineTestSupport", "CMainlineShims", "mainline-owner-probe", "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -199,7 +228,7 @@ let package = Package(
         // tests serve (MainlineLoop) for its modes and exit statuses.
         .testTarget(
             name: "MainlineConsoleTests",
-            dependencies: ["mainline-console", "MainlineLoop", "_MainlineTestSupport"]
+            dependencies: ["mainline-console", "MainlineLoop", "MainlineInspection", "_MainlineTestSupport"]
         ),
         .testTarget(
             name: "MainlineServiceLifecycleTests",

@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspection
 import MainlineLoop
 import Testing
 import _MainlineTestSupport

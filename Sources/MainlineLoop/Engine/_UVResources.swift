@@ -1,4 +1,5 @@
 import CLibUV
+import MainlineLoopCore
 
 /// Allocation of libuv loops and handles, with live counts so tests can prove shutdown leaks nothing.
 ///

@@ -1,4 +1,5 @@
 import Dispatch
+import MainlineLoopCore
 
 /// A secondary loop: a libuv event loop on a thread of its own, for I/O and background work.
 ///
@@ -102,7 +103,7 @@ public final class EventLoop: Sendable {
     public var inEventLoop: Bool { _RunningLoop.isRunning(identity: _RunningLoop.eventLoopMark(driver.identity)) }
 
     /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
-    public var now: LoopInstant { _UVClock.now() }
+    public var now: LoopInstant { _MonotonicClock.now() }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers on its thread.
     /// Thread-safe.

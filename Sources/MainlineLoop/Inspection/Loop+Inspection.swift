@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 /// What an inspector shows of a loop (schema 1): who it is, its counters, what its flight recorder holds, and — from a
 /// snapshot — its timers and where its waiting posts came from. `MainLoop` and `EventLoop` register with the
 /// inspection registry when they are created; the describers run on the inspector's thread.
@@ -25,14 +27,14 @@ extension _InspectionRegistry {
             guard case .summary = detail else {
                 fields += [
                     ("capacityBytes", .int(recorder.settings.capacityBytes)),
-                    ("events", recorder.inspectionEvents(now: _UVClock.nanoseconds())),
+                    ("events", recorder.inspectionEvents(now: _MonotonicClock.nanoseconds())),
                 ]
                 return .object(fields)
             }
             let (snapshot, fresh) = collector.snapshot(of: core, state: current)
             // Read after the snapshot, which may wait for the loop up to `_LoopSnapshotCollector.wait`: the job
             // running by then began before this read, unless it began in the instant between (its age is then 0).
-            let now = _UVClock.nanoseconds()
+            let now = _MonotonicClock.nanoseconds()
             fields += Self.counters(core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
             fields += recorder.inspectionSummary(now: now)
             fields += Self.snapshotFields(snapshot, fresh: fresh)
@@ -45,7 +47,7 @@ extension _InspectionRegistry {
     /// Registers a secondary loop (its snapshot is thread-safe), through a handle the loop owns.
     func registerEventLoop(driver: EventLoop._Driver, name: String) -> _LoopInspectionHandle {
         let handle = _LoopInspectionHandle { detail in
-            let now = _UVClock.nanoseconds()
+            let now = _MonotonicClock.nanoseconds()
             let recorder = driver.scheduler.recorder
             let snapshot = driver.snapshot(loop: "EventLoop(\(name))")
             var fields: [(String, _InspectionValue)] = [

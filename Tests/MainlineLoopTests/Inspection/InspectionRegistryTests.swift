@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `_InspectionRegistry`: weak, bounded, and empty of everything but loops until an inspector starts.
 @Suite("_InspectionRegistry")

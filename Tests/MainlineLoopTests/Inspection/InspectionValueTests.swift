@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `_InspectionValue`: the JSON the inspector writes (compact, escaped, finite) and the JSON it reads (strict,
 /// bounded).

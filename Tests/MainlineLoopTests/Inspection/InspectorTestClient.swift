@@ -1,7 +1,9 @@
 import Foundation
 import _MainlineTestSupport
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc

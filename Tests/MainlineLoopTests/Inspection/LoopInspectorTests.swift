@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc
