@@ -163,6 +163,43 @@ struct StreamGroupTests {
         }
     }
 
+    /// A member with nothing else to do still takes over a killed member's events: no publish and no hint wakes it,
+    /// but while another member holds claims it runs a round every `groupTakeoverCheckInterval` (0.5 s), and the round
+    /// that follows the kill finds the dead session. With a 600 s lease, far beyond the test's time limit.
+    @Test(.timeLimit(.minutes(3)))
+    func anIdleMemberTakesOverAKilledMembersEventsWithoutAPublish() async throws {
+        try await PostgresTestCluster.with { cluster in
+            let count = 20
+            try await publishKeyed(Self.keyedEvents(count), to: "jobs", on: cluster)
+            let doomed = try startMember(cluster, last: count, lease: 600_000, "hold")
+            var held: [Delivery] = []
+            while held.count < count, let line = await Task.detached(operation: { doomed.nextOutputLine() }).value {
+                held += Delivery.parse(line)
+            }
+            #expect(held.count == count, "the doomed member claimed the whole stream")
+            let subscriber = StreamSubscriber(
+                configuration: cluster.configuration,
+                options: testOptions { $0.groupLease = .seconds(600) }
+            )
+            let collector = Collector()
+            _ = try subscriber.subscribe(to: "jobs", group: "workers", from: .after(0), into: collector.mailbox) {
+                try decodeText($0)
+            }
+            try await whileRunning(subscriber) {
+                try await waitUntil("the idle member to join", state: { collector.progress }) {
+                    subscriber.counts.isConnected
+                }
+                doomed.send(SIGKILL)
+                _ = await doomed.finish()
+                try await waitUntil("the killed member's events", state: { collector.progress }) {
+                    collector.events.count >= count
+                }
+            }
+            #expect(Set(collector.sequences) == Set(1...Int64(count)))
+            #expect(collector.events.allSatisfy { $0.deliveryCount == 2 }, "each handed out once before")
+        }
+    }
+
     /// Starts a member process of group "workers" of stream "jobs".
     private func startMember(
         _ cluster: PostgresTestCluster,
