@@ -61,7 +61,11 @@ extension CommitWorld {
             if !watch.registered { events.append(.register(id)) }
             if watch.done {
                 continue
-            } else if watch.cancelled { events.append(.endWatch(id)) } else if now >= watch.wake { events.append(.wake(id)) }
+            } else if watch.cancelled {
+                events.append(.endWatch(id))
+            } else if now >= watch.wake {
+                events.append(.wake(id))
+            }
         }
         if draining, events.isEmpty, let wake = watchTasks.values.filter({ !$0.done }).map(\.wake).min() {
             events.append(.advance(milliseconds: max(1, Int((wake - now) / .milliseconds(1)) + 1)))

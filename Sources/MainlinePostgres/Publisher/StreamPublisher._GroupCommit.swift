@@ -114,10 +114,11 @@ extension StreamPublisher {
         var streams: [String: Stream] = [:]
         /// The deadline watch, while anything waits.
         var watch: Watch?
+        /// What the publisher did so far, and what waits now (``StreamPublisher/counts``).
         var counts = Counts()
         private var nextID = 0
         private var nextRound = 0
-        var nextGeneration = 0
+        private var nextGeneration = 0
 
         /// An empty machine: nothing queued, no watch.
         init(options: Options) { self.options = options }
