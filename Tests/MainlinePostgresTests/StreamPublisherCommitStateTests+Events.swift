@@ -41,7 +41,8 @@ extension CommitWorld {
             events.append(.advance(milliseconds: Int.random(in: 1...12, using: &random)))
         }
         // Ended tasks are kept only until their starter reports them.
-        for (id, task) in commitTasks.sorted(by: { $0.key < $1.key }) {
+        for id in commitTasks.keys.sorted() {
+            let task = commitTasks[id]!
             if !task.registered { events.append(.register(id)) }
             switch task.step {
             case .take: events.append(.take(id))
@@ -57,7 +58,8 @@ extension CommitWorld {
             case .done: break
             }
         }
-        for (id, watch) in watchTasks.sorted(by: { $0.key < $1.key }) {
+        for id in watchTasks.keys.sorted() {
+            let watch = watchTasks[id]!
             if !watch.registered { events.append(.register(id)) }
             if watch.done {
                 continue

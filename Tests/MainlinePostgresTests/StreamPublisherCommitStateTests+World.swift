@@ -179,6 +179,10 @@ struct CommitWorld {
         var places: [Int: Int] = [:]
         var queued = 0
         var earliest: Instant?
+        var liveRounds: [String: [Int]] = [:]
+        for task in commitTasks.values where task.step != .done {
+            liveRounds[task.stream, default: []].append(task.round)
+        }
         for (stream, state) in machine.streams {
             var held = state.pending
             queued += state.pending.count
@@ -191,8 +195,8 @@ struct CommitWorld {
                 try check(records[publish.id]?.stream == stream, "publish \(publish.id) held in stream \(stream)")
                 earliest = min(earliest ?? publish.deadline, publish.deadline)
             }
-            let live = commitTasks.filter { $0.value.stream == stream && $0.value.step != .done }
-            try check(live.count == 1 && live.first?.value.round == state.round, "\(stream)'s round has \(live)")
+            let live = liveRounds[stream] ?? []
+            try check(live == [state.round], "\(stream)'s round \(state.round) has commit tasks of rounds \(live)")
         }
         for (id, record) in records {
             let place = places[id] ?? 0
@@ -201,8 +205,7 @@ struct CommitWorld {
                 "publish \(id) (answers \(record.answers)) is held \(place) times"
             )
         }
-        let liveStreams = Set(commitTasks.values.filter { $0.step != .done }.map(\.stream))
-        try check(liveStreams == Set(machine.streams.keys), "commit tasks run for \(liveStreams)")
+        try check(liveRounds.count == machine.streams.count, "commit tasks run for \(liveRounds)")
         var counts = expected
         counts.queued = queued
         try check(machine.counts == counts, "counts \(machine.counts), expected \(counts)")

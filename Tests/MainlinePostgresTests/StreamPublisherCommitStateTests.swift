@@ -11,8 +11,8 @@ import _MainlineTestSupport
 @Suite("StreamPublisher: group commit's state machine")
 struct StreamPublisherCommitStateTests {
     /// How many random sequences, and how many events each has before it drains.
-    static let sequences = 12_000
-    static let eventsPerSequence = 40
+    static let sequences = 10_000
+    static let eventsPerSequence = 32
 
     @Test func everySeededSequenceOfEventsAnswersEachPublishOnceInStreamOrderWithinTheBounds() throws {
         let start = ContinuousClock.now
