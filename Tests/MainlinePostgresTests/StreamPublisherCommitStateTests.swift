@@ -79,6 +79,25 @@ struct StreamPublisherCommitStateTests {
         #expect(world.machine.counts.queued == 1)
         #expect(world.machine.counts.commits == 1 && world.machine.counts.largestCommit == 1)
     }
+
+    @Test func aCommitTaskThatTakesItsBatchTwiceTrapsNamingTheStreamAndTheRound() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var machine = StreamPublisher._GroupCommit<Int, Int>(options: StreamPublisher.Options())
+            let publish = StreamPublisher._GroupCommit<Int, Int>.Publish(
+                id: machine.makeID(),
+                messages: [StreamPublisher.Message(ByteBuffer())],
+                bytes: 0,
+                deadline: .now + .seconds(10),
+                timeout: .seconds(10),
+                waiter: 0
+            )
+            _ = machine.enqueue(publish, to: "orders", cancelled: false)
+            _ = machine.takeBatch(of: "orders", round: 0)
+            _ = machine.takeBatch(of: "orders", round: 0)
+        }
+        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(standardError.contains("BUG DETECTED: round 0 of \"orders\" took a batch twice"))
+    }
 }
 
 extension CommitWorld.Coverage {
