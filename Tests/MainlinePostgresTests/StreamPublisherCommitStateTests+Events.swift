@@ -22,11 +22,28 @@ extension CommitWorld {
         case advance(milliseconds: Int)
     }
 
-    /// What can happen now; with `draining`, only what moves the world towards its end (no new publishes or
-    /// cancellations, no failures, no time passing while something else can happen).
-    mutating func enabled(draining: Bool) -> [Event] {
+    /// How the next events are chosen.
+    enum Mode {
+        /// Any event, with random publishes, cancellations and steps of time.
+        case random
+        /// Only what moves the world towards its end: no new publishes or cancellations, no failures, no time
+        /// passing while something else can happen.
+        case draining
+        /// Any event, from a small set: two kinds of publish, the cancellation of each caller not answered yet, and
+        /// 10 ms passing.
+        case exhaustive
+    }
+
+    /// What can happen now, in `mode`.
+    mutating func enabled(_ mode: Mode) -> [Event] {
+        let draining = mode == .draining
         var events: [Event] = []
-        if !draining {
+        if mode == .exhaustive {
+            events.append(.publish(stream: "a", count: 2, bytes: 4, timeout: 10, cancelled: false))
+            events.append(.publish(stream: "a", count: 3, bytes: 3, timeout: 25, cancelled: false))
+            for id in records.keys.sorted() where records[id]!.answers.isEmpty { events.append(.withdraw(id)) }
+            events.append(.advance(milliseconds: 10))
+        } else if !draining {
             let count = Int.random(in: 1...5, using: &random)
             events.append(
                 .publish(
@@ -155,6 +172,39 @@ extension CommitWorld {
             now += .milliseconds(milliseconds)
         }
         try checkInvariants()
+    }
+
+    /// The database answered `stream`'s statement: none of it may commit any more (or it committed, now).
+    mutating func statementEnded(in stream: String) {
+        guard case .sent(_, let sent) = machine.streams[stream]?.phase else { return }
+        for (id, _) in sent { records[id]?.inFlight = false }
+    }
+
+    /// Commit task `id` ended: the machine's `actions` are performed.
+    mutating func end(_ id: Int, with actions: Machine.Actions) throws {
+        finish(id)
+        try perform(actions)
+    }
+
+    /// Commit task `id` ended: forgotten, once its starter has reported it.
+    mutating func finish(_ id: Int) {
+        if commitTasks[id]?.registered == true { commitTasks[id] = nil } else { commitTasks[id]?.step = .done }
+    }
+
+    /// Watch task `id` ended: forgotten, once its starter has reported it.
+    mutating func endWatch(_ id: Int) {
+        if watchTasks[id]?.registered == true { watchTasks[id] = nil } else { watchTasks[id]?.done = true }
+    }
+
+    /// A batch of `ids` is within the bounds, unless it is one publish alone.
+    func checkBounds(_ ids: [Int]) throws {
+        guard ids.count > 1 else { return }
+        let count = ids.reduce(0) { $0 + records[$1]!.count }
+        let bytes = ids.reduce(0) { $0 + records[$1]!.bytes }
+        try check(
+            count <= Self.options.maximumBatchCount && bytes <= Self.options.maximumBatchBytes,
+            "a batch of \(ids) carries \(count) events and \(bytes) bytes"
+        )
     }
 }
 #endif

@@ -218,4 +218,20 @@ struct CommitWorld {
         }
     }
 }
+
+extension CommitWorld.Coverage {
+    /// Adds `other`'s figures to these.
+    mutating func add(_ other: Self) {
+        sequences += other.sequences
+        events += other.events
+        commits += other.commits
+        sentTimeouts += other.sentTimeouts
+        unsentTimeouts += other.unsentTimeouts
+        withdrawn += other.withdrawn
+        refused += other.refused
+        cancelledCommitTasks += other.cancelledCommitTasks
+        notSent += other.notSent
+        oversized += other.oversized
+    }
+}
 #endif

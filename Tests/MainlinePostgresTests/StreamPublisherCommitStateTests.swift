@@ -35,6 +35,18 @@ struct StreamPublisherCommitStateTests {
         #expect(coverage.cancelledCommitTasks > 100 && coverage.oversized > 100)
     }
 
+    @Test func everySequenceOfFiveEventsFromTwoPublishesTheirCancellationsAndTheClockKeepsTheInvariants() {
+        var explored = 0
+        do {
+            try CommitWorld(seed: 0, start: .now).explore(depth: 5, explored: &explored)
+        } catch {
+            Issue.record("after \(explored) sequences: \(error)")
+        }
+        // Every event the tasks, the watch and the callers can cause, after every prefix: the number of sequences
+        // is fixed by the machine (it changes when what can happen next changes).
+        #expect(explored == 6_458)
+    }
+
     @Test func aPublishWhoseDeadlinePassesWhileItsBatchWaitsForAConnectionIsNeverSent() throws {
         var world = CommitWorld(seed: 0, start: .now)
         try world.happen(.publish(stream: "a", count: 1, bytes: 1, timeout: 10, cancelled: false))
@@ -100,33 +112,39 @@ struct StreamPublisherCommitStateTests {
     }
 }
 
-extension CommitWorld.Coverage {
-    /// Adds `other`'s figures to these.
-    mutating func add(_ other: Self) {
-        sequences += other.sequences
-        events += other.events
-        commits += other.commits
-        sentTimeouts += other.sentTimeouts
-        unsentTimeouts += other.unsentTimeouts
-        withdrawn += other.withdrawn
-        refused += other.refused
-        cancelledCommitTasks += other.cancelledCommitTasks
-        notSent += other.notSent
-        oversized += other.oversized
-    }
-}
-
 extension CommitWorld {
-    /// `events` random events, then only those that end what is under way until nothing is left; then every
-    /// publish must have been answered once and the machine must be empty.
+    /// `events` random events, then ``drain()``.
     mutating func run(events: Int) throws {
         coverage.sequences += 1
         for _ in 0..<events {
-            let choices = enabled(draining: false)
+            let choices = enabled(.random)
             try happen(choices[Int.random(in: 0..<choices.count, using: &random)])
         }
+        try drain()
+    }
+
+    /// Every sequence of `depth` events from the exhaustive set (``Mode/exhaustive``) that can happen from here, each
+    /// drained to its end; counts them in `explored`.
+    func explore(depth: Int, explored: inout Int) throws {
+        guard depth > 0 else {
+            var end = self
+            try end.drain()
+            explored += 1
+            return
+        }
+        var world = self
+        for event in world.enabled(.exhaustive) {
+            var next = world
+            try next.happen(event)
+            try next.explore(depth: depth - 1, explored: &explored)
+        }
+    }
+
+    /// Only the events that end what is under way, until nothing is left; then every publish must have been answered
+    /// once and the machine must be empty.
+    mutating func drain() throws {
         var steps = 0
-        while case let choices = enabled(draining: true), !choices.isEmpty {
+        while case let choices = enabled(.draining), !choices.isEmpty {
             steps += 1
             try check(steps < 10_000, "still draining after 10,000 steps")
             try happen(choices[Int.random(in: 0..<choices.count, using: &random)])
@@ -207,39 +225,6 @@ extension CommitWorld {
         statementEnded(in: stream)
         let actions = machine.committed(stream, sequences: sequences, inserted: count)
         try end(id, with: actions)
-    }
-
-    /// The database answered `stream`'s statement: none of it may commit any more (or it committed, now).
-    mutating func statementEnded(in stream: String) {
-        guard case .sent(_, let sent) = machine.streams[stream]?.phase else { return }
-        for (id, _) in sent { records[id]?.inFlight = false }
-    }
-
-    /// Commit task `id` ended: the machine's `actions` are performed.
-    mutating func end(_ id: Int, with actions: Machine.Actions) throws {
-        finish(id)
-        try perform(actions)
-    }
-
-    /// Commit task `id` ended: forgotten, once its starter has reported it.
-    mutating func finish(_ id: Int) {
-        if commitTasks[id]?.registered == true { commitTasks[id] = nil } else { commitTasks[id]?.step = .done }
-    }
-
-    /// Watch task `id` ended: forgotten, once its starter has reported it.
-    mutating func endWatch(_ id: Int) {
-        if watchTasks[id]?.registered == true { watchTasks[id] = nil } else { watchTasks[id]?.done = true }
-    }
-
-    /// A batch of `ids` is within the bounds, unless it is one publish alone.
-    func checkBounds(_ ids: [Int]) throws {
-        guard ids.count > 1 else { return }
-        let count = ids.reduce(0) { $0 + records[$1]!.count }
-        let bytes = ids.reduce(0) { $0 + records[$1]!.bytes }
-        try check(
-            count <= Self.options.maximumBatchCount && bytes <= Self.options.maximumBatchBytes,
-            "a batch of \(ids) carries \(count) events and \(bytes) bytes"
-        )
     }
 }
 #endif
