@@ -1,19 +1,26 @@
-/// A small deterministic random number generator (SplitMix64, Steele, Lea and Flood 2014): the same seed gives the same
-/// numbers on every machine, so a failing random test replays from its seed.
+/// A small deterministic random number generator (SplitMix64), so that a failing random sequence can be replayed
+/// from its seed.
 ///
-/// Not thread-safe (a value): each test keeps its own.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+/// Not API: `_MainlineTestSupport` serves Mainline's own tests and examples, and may change in any release.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let choice = Int.random(in: 0..<6, using: &random)  // the same for seed 42 on every run
+/// ```
+///
+/// A value type: use it from one task at a time.
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    /// A generator whose numbers follow from `seed`.
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
 
-    /// The next number.
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -49,8 +49,9 @@ public final class StreamPublisher: Sendable {
     let metricsFactory: any MetricsFactory
     /// Whether ``StreamSchema/create(on:logger:)`` ran. Protected by its lock; a race runs it twice, harmlessly.
     private let schemaCreated = _Locked(false)
-    /// Every stream's queue of publishes, the deadline watch and the counts. Protected by its lock.
-    let queues = _Locked(_Queues())
+    /// Group commit's state machine: every stream's publishes and round, the deadline watch and the counts.
+    /// Protected by its lock; the actions its events return are performed outside it.
+    let groupCommit: _Locked<_Commits>
 
     /// Creates a publisher that borrows connections from `client`.
     ///
@@ -73,10 +74,11 @@ public final class StreamPublisher: Sendable {
         self.options = options
         self.logger = logger
         self.metricsFactory = metricsFactory
+        self.groupCommit = _Locked(_Commits(options: options))
     }
 
     /// What it did so far, and what waits now. Thread-safe.
-    public var counts: Counts { queues.withLock { $0.counts } }
+    public var counts: Counts { groupCommit.withLock { $0.counts } }
 
     /// Publishes `payload` as the next event of `stream`; returns once it committed. Thread-safe.
     ///
@@ -158,21 +160,9 @@ public final class StreamPublisher: Sendable {
         let timeout = timeout ?? options.publishTimeout
         return try await _Deadline.run(within: timeout, timedOut: .readTimedOut(stream: stream, timeout: timeout)) {
             leased in
-            try await self.readLastSequence(of: stream, leased: leased)
-        }
-    }
-
-    /// The head of `stream`, read through the pool.
-    private func readLastSequence(of stream: String, leased: @escaping @Sendable () -> Void) async throws -> Int64 {
-        try await withSchema(leased: leased) { connection in
-            let query: PostgresQuery = """
-                SELECT last_sequence FROM \(unescaped: self.schema.headsTable) WHERE stream = \(stream)
-                """
-            var last: Int64 = 0
-            for try await value in try await connection.query(query, logger: self.logger).decode(Int64.self) {
-                last = value
+            try await self.withSchema(leased: leased) { connection in
+                try await Self.readLastSequence(of: stream, on: connection, schema: self.schema, logger: self.logger)
             }
-            return last
         }
     }
 

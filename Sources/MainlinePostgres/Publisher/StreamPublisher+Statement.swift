@@ -1,5 +1,4 @@
 #if Postgres
-import CoreMetrics
 import Logging
 import PostgresNIO
 
@@ -12,8 +11,6 @@ extension StreamPublisher {
         var sequences: [Int64]
         /// How many events it inserted (the others were known by their idempotency keys).
         var inserted: Int
-        /// The publishes it carried, in order: each one's id and how many of ``sequences`` are its own.
-        var publishes: [(id: Int, count: Int)] = []
     }
 
     /// The text the statement makes PostgreSQL fail with when it runs past its deadline (in a cast's error).
@@ -254,58 +251,21 @@ extension StreamPublisher {
         return error.serverInfo?[.constraintName] == "\(schema.publishedKeysTable)_pkey"
     }
 
-    /// Publishes `payload` on `connection`, inside whatever transaction it has open: the event commits (and its
-    /// hint is sent) with that transaction, or not at all. Thread-safe.
-    ///
-    /// The transactional outbox: publish in the transaction that makes the change the event announces. This does not
-    /// group commits, has no deadline (the transaction is yours), and does not create the tables: run
-    /// ``StreamSchema/create(on:logger:)`` once beforehand.
-    ///
-    /// ```swift
-    /// try await connection.withTransaction(logger: logger) { transaction in
-    ///     try await transaction.query("UPDATE orders SET state = 'paid' WHERE id = \(id)", logger: logger)
-    ///     let event = ByteBuffer(string: "paid \(id)")
-    ///     try await StreamPublisher.publish(event, to: "orders", on: transaction, logger: logger)
-    /// }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - payload: The event's bytes.
-    ///   - stream: The stream's name.
-    ///   - key: The event's key (``StreamEvent/key``), or `nil`.
-    ///   - connection: The connection (in a transaction, or not).
-    ///   - schema: The tables and channel.
-    ///   - logger: The logger for the statement.
-    ///   - metricsFactory: Where `mainline_stream_published` goes (counted when the statement ran, even if the
-    ///     transaction later rolls back).
-    /// - Returns: The event's sequence in the stream.
-    /// - Throws: ``StreamError/invalidStreamName(_:reason:)``, ``StreamError/invalidKey(_:role:reason:)``, or what
-    ///   PostgreSQL reports.
-    /// - Important: The transaction holds the stream's head until it ends; other publishers to the stream wait for it.
-    @discardableResult
-    public static func publish(
-        _ payload: ByteBuffer,
-        to stream: String,
-        key: String? = nil,
+    /// The sequence of `stream`'s last published event on `connection`: 0 for a stream nothing was published to.
+    static func readLastSequence(
+        of stream: String,
         on connection: PostgresConnection,
-        schema: StreamSchema = .default,
-        logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        schema: StreamSchema,
+        logger: Logger
     ) async throws -> Int64 {
-        try StreamSchema.validate(stream: stream)
-        let message = Message(payload, key: key)
-        try message.validate()
-        let written = try await write(
-            [message],
-            to: stream,
-            on: connection,
-            schema: schema,
-            remaining: nil,
-            logger: logger
-        )
-        Counter(label: "mainline_stream_published", dimensions: [("stream", stream)], factory: metricsFactory)
-            .increment()
-        return written.sequences[0]
+        let query: PostgresQuery = """
+            SELECT last_sequence FROM \(unescaped: schema.headsTable) WHERE stream = \(stream)
+            """
+        var last: Int64 = 0
+        for try await value in try await connection.query(query, logger: logger).decode(Int64.self) {
+            last = value
+        }
+        return last
     }
 }
 #endif
