@@ -6,6 +6,11 @@
 
 import PackageDescription
 
+// A file sees the members of the modules it imports, not of theirs: the inspector's schema brings Foundation's JSON
+// coders, and with them the standard `Synchronization`, whose `Int.AtomicRepresentation` would otherwise be ambiguous
+// beside swift-atomics' in the targets that use both.
+let onlyDirectImportsMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Mainline",
     products: [
@@ -63,32 +68,46 @@ let package = Package(
         ),
         // The libdispatch main-queue SPI (what CoreFoundation's run loop uses on Linux) and a thread-id helper.
         .target(name: "CMainlineShims"),
+        // The inspector's documents as `Codable` types, and the one JSON coder for them: the inspector encodes them,
+        // `mainline-console` decodes them. Foundation (its JSON coders) and nothing else.
+        .target(name: "MainlineInspectorSchema"),
         .target(
             name: "MainlineLoop",
             dependencies: [
                 "CLibUV",
                 "CMainlineShims",
+                "MainlineInspectorSchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path)
                 // and the loop's "carry the service context" switch, read on every post.
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: onlyDirectImportsMembers
         ),
         .target(
             name: "MainlineEvents",
-            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: [
+                "MainlineLoop", "MainlineInspectorSchema", .product(name: "Atomics", package: "swift-atomics"),
+            ],
+            swiftSettings: onlyDirectImportsMembers
         ),
         .target(
             name: "MainlineObservables",
             dependencies: ["MainlineLoop", "MainlineEvents"]
         ),
-        .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
+        .target(
+            name: "MainlineViewModels",
+            dependencies: ["MainlineLoop", "MainlineObservables", "MainlineInspectorSchema"]
+        ),
         .target(
             name: "MainlineCoordinators",
             // MainlineEvents: `DataCache` ends the `values` it handed out (`_WakeupsOwner`) when it goes.
-            dependencies: ["MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels"]
+            dependencies: [
+                "MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels",
+                "MainlineInspectorSchema",
+            ]
         ),
         .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
         // The loop layer only (DESIGN.md §5): test doubles of a layer above live beside what they stand in for.
@@ -129,9 +148,9 @@ let package = Package(
             ]
         ),
 
-        // The inspector's client: Foundation only (its JSON and terminal), so it reads any process's inspector, of
-        // whatever Mainline version serves schema 1.
-        .executableTarget(name: "mainline-console"),
+        // The inspector's client: Foundation and the schema's types only (no loop), so it reads any process's
+        // inspector, of whatever Mainline version serves schema 1.
+        .executableTarget(name: "mainline-console", dependencies: ["MainlineInspectorSchema"]),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
@@ -147,7 +166,7 @@ let package = Package(
             // child process, and the inspector's tests the console as another user.
             dependencies: [
                 "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
-                "mainline-owner-probe", "mainline-console",
+                "MainlineInspectorSchema", "mainline-owner-probe", "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -199,7 +218,7 @@ let package = Package(
         // tests serve (MainlineLoop) for its modes and exit statuses.
         .testTarget(
             name: "MainlineConsoleTests",
-            dependencies: ["mainline-console", "MainlineLoop", "_MainlineTestSupport"]
+            dependencies: ["mainline-console", "MainlineLoop", "MainlineInspectorSchema", "_MainlineTestSupport"]
         ),
         .testTarget(
             name: "MainlineServiceLifecycleTests",
@@ -226,7 +245,7 @@ let package = Package(
         .testTarget(
             name: "MainlineEventsTests",
             dependencies: [
-                "MainlineEvents", "MainlineLoop", "MainlineTesting", "CMainlineShims",
+                "MainlineEvents", "MainlineLoop", "MainlineTesting", "CMainlineShims", "MainlineInspectorSchema",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
@@ -249,13 +268,14 @@ let package = Package(
             name: "MainlineViewModelsTests",
             dependencies: [
                 "MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting",
-                "CMainlineShims",
+                "CMainlineShims", "MainlineInspectorSchema",
             ]
         ),
         .testTarget(
             name: "MainlineCoordinatorsTests",
             dependencies: [
                 "MainlineCoordinators", "MainlineViewModels", "MainlineObservables", "MainlineLoop", "MainlineTesting",
+                "MainlineInspectorSchema",
             ]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import CDispatch
 import CMainlineShims
 
 #if canImport(Glibc)

@@ -31,11 +31,11 @@ import Musl
 /// - **Read-only.** A client can ask for a snapshot or the flight recorders; no request changes a loop or an object.
 /// - **Owner-only.** The socket is created with mode `0600`, with no moment at which it has another; a client whose
 ///   user id (`SO_PEERCRED`) is not the process's effective user id gets one line,
-///   `{"schema":1,"error":"refused: peer uid 65534 is not this process's owner (uid 1000)"}`, and is disconnected.
+///   `{"error":"refused: peer uid 65534 is not this process's owner (uid 1000)","schema":1}`, and is disconnected.
 /// - **Its own thread.** The inspector never runs on a loop, so it answers while a loop is stalled — when it is needed
 ///   most. What it reads from a loop or an object, it reads through their thread-safe state.
 /// - **Nothing from outside can crash the process or block it.** A request that is not JSON, not UTF-8, unknown, or
-///   longer than 4 KiB gets `{"schema":1,"error":"…"}` naming what was wrong, and the client can go on asking; a
+///   longer than 4 KiB gets `{"error":"…","schema":1}` naming what was wrong, and the client can go on asking; a
 ///   client that sends part of a line and stops is closed after 10 s, one that sends nothing for 10 s (no line since it
 ///   attached or since its last answer) is told so and closed, one that never reads its answers after 10 s without
 ///   progress; the seventeenth client at once is refused with a line. Writes never raise `SIGPIPE`.
