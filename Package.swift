@@ -15,7 +15,9 @@ let package = Package(
     name: "Mainline",
     products: [
         .library(name: "Mainline", targets: ["Mainline"]),
+        .library(name: "MainlineLoopCore", targets: ["MainlineLoopCore"]),
         .library(name: "MainlineLoop", targets: ["MainlineLoop"]),
+        .library(name: "MainlineInspection", targets: ["MainlineInspection"]),
         .library(name: "MainlineEvents", targets: ["MainlineEvents"]),
         .library(name: "MainlineObservables", targets: ["MainlineObservables"]),
         .library(name: "MainlineViewModels", targets: ["MainlineViewModels"]),
@@ -71,20 +73,49 @@ let package = Package(
         // The inspector's documents as `Codable` types, and the one JSON coder for them: the inspector encodes them,
         // `mainline-console` decodes them. Foundation (its JSON coders) and nothing else.
         .target(name: "MainlineInspectorSchema"),
+        // Capturing another thread's stack and naming its frames: the stall watchdog's backtraces (MainlineInspection).
+        .target(name: "CMainlineBacktrace"),
+        // The scheduling core, without libuv: contracts, clock, timers, settle, the job queue, the scheduler, the flight
+        // recorder, snapshots, misuse diagnostics and metrics. `TestLoop` runs on it alone. The recorder describes
+        // itself to an inspector in the schema's types.
+        .target(
+            name: "MainlineLoopCore",
+            dependencies: [
+                "CMainlineShims",
+                "MainlineInspectorSchema",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                // The loop's "carry the service context" switch, read on every post, and the inspection registry.
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
+            swiftSettings: onlyDirectImportsMembers
+        ),
+        // The libuv loops on the core: the engine, `MainLoop`, `EventLoop` (re-exports MainlineLoopCore).
         .target(
             name: "MainlineLoop",
             dependencies: [
+                "MainlineLoopCore",
                 "CLibUV",
                 "CMainlineShims",
                 "MainlineInspectorSchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-                // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path)
-                // and the loop's "carry the service context" switch, read on every post.
+                // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path).
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: onlyDirectImportsMembers
+        ),
+        // Observability on top of the loops: the inspector's socket, the stall watchdog and its backtraces.
+        .target(
+            name: "MainlineInspection",
+            dependencies: [
+                "MainlineLoop", "MainlineLoopCore", "MainlineInspectorSchema", "CLibUV", "CMainlineBacktrace",
+                "CMainlineShims",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
         ),
         .target(
             name: "MainlineEvents",
@@ -110,22 +141,24 @@ let package = Package(
             ]
         ),
         .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
-        // The loop layer only (DESIGN.md §5): test doubles of a layer above live beside what they stand in for.
-        .target(name: "MainlineTesting", dependencies: ["MainlineLoop"]),
+        // The scheduling core only (DESIGN.md §5): `TestLoop` links no libuv. Test doubles of a layer above live beside
+        // what they stand in for.
+        .target(name: "MainlineTesting", dependencies: ["MainlineLoopCore"]),
         // CMainlineShims: ChildProcess's close-on-exec pipes.
         .target(name: "_MainlineTestSupport", dependencies: ["CMainlineShims"]),
         .target(
             name: "Mainline",
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineObservables", "MainlineViewModels", "MainlineCoordinators",
-                "MainlineBindings",
+                "MainlineLoopCore", "MainlineLoop", "MainlineInspection", "MainlineEvents", "MainlineObservables",
+                "MainlineViewModels", "MainlineCoordinators", "MainlineBindings",
             ]
         ),
 
         .target(
             name: "MainlineServiceLifecycle",
             dependencies: [
-                "MainlineLoop",
+                // MainlineInspection: the service's stall watchdog (`stallThreshold`).
+                "MainlineLoop", "MainlineInspection",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -165,8 +198,9 @@ let package = Package(
             // mainline-owner-probe and mainline-console are built, not imported: the owner-mode tests run the probe as a
             // child process, and the inspector's tests the console as another user.
             dependencies: [
-                "MainlineLoop", "MainlineEvents", "MainlineTesting", "_MainlineTestSupport", "CMainlineShims",
-                "MainlineInspectorSchema", "mainline-owner-probe", "mainline-console",
+                "MainlineLoopCore", "MainlineLoop", "MainlineInspection", "MainlineEvents", "MainlineTesting",
+                "_MainlineTestSupport", "CMainlineShims", "MainlineInspectorSchema", "mainline-owner-probe",
+                "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -218,7 +252,10 @@ let package = Package(
         // tests serve (MainlineLoop) for its modes and exit statuses.
         .testTarget(
             name: "MainlineConsoleTests",
-            dependencies: ["mainline-console", "MainlineLoop", "MainlineInspectorSchema", "_MainlineTestSupport"]
+            dependencies: [
+                "mainline-console", "MainlineLoop", "MainlineInspection", "MainlineInspectorSchema",
+                "_MainlineTestSupport",
+            ]
         ),
         .testTarget(
             name: "MainlineServiceLifecycleTests",

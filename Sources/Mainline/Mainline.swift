@@ -4,6 +4,8 @@
 @_exported import MainlineBindings
 @_exported import MainlineCoordinators
 @_exported import MainlineEvents
+@_exported import MainlineInspection
 @_exported import MainlineLoop
+@_exported import MainlineLoopCore
 @_exported import MainlineObservables
 @_exported import MainlineViewModels

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Logging
+import MainlineInspection
 import MainlineLoop
 import ServiceLifecycle
 

@@ -1,4 +1,4 @@
-import MainlineLoop
+import MainlineLoopCore
 
 /// Records the `Diagnostics` reports made while a test's code runs, instead of trapping.
 ///

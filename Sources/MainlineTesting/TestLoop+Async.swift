@@ -1,5 +1,5 @@
 import Dispatch
-import MainlineLoop
+import MainlineLoopCore
 
 // Virtual time for async code: the `async` forms of stepping. The mechanism and its limits are explained in the
 // DocC article "Virtual time for async code" (VirtualTimeForAsyncCode.md).

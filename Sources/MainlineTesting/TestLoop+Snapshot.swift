@@ -1,4 +1,4 @@
-import MainlineLoop
+import MainlineLoopCore
 
 extension TestLoop {
     /// What the loop holds and has done now, in virtual time: pending posts, timers, settle notifications, the

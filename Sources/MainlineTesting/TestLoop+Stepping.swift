@@ -1,4 +1,4 @@
-import MainlineLoop
+import MainlineLoopCore
 
 // Stepping a test loop at the current time and through virtual time. Every stepping call — `runUntilIdle` (sync and
 // async), `advance` (sync and async), `run(until:)` — runs iterations through `runIterationsWhileBusy(upTo:caller:)`,

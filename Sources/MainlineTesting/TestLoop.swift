@@ -1,4 +1,4 @@
-import MainlineLoop
+import MainlineLoopCore
 
 /// A loop with virtual time, for deterministic tests: nothing happens until the test steps it.
 ///
@@ -278,16 +278,6 @@ public final class TestLoop: Loop {
         core.onShutdown(body)
     }
 
-    /// Counts the drops of the mailbox called `name` in the loop's metrics while it is instrumented, as
-    /// `MainLoop.reportMailboxDrops(named:_:)` does; a named mailbox calls it at its `init`.
-    ///
-    /// - Parameters:
-    ///   - name: The mailbox's name, the `mailbox` dimension of `mainline_mailbox_drops`.
-    ///   - dropped: Reads the mailbox's drop count so far; returns `nil` once the mailbox is gone.
-    public func reportMailboxDrops(named name: String, _ dropped: @escaping @Sendable () -> Int?) {
-        core.addDropSource(name: name, dropped: dropped)
-    }
-
     /// Reports the loop's metrics through `instrumentation`, measured in virtual time, as `MainLoop.instrument(_:)`
     /// does in real time; `nil` stops.
     ///
@@ -364,3 +354,5 @@ public final class TestLoop: Loop {
         return false
     }
 }
+
+extension TestLoop: _LoopCoreOwner {}

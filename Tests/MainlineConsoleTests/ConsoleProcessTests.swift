@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspection
 import MainlineInspectorSchema
 import MainlineLoop
 import Testing

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MainlineInspection
 import MainlineInspectorSchema
 import MainlineLoop
 import Testing

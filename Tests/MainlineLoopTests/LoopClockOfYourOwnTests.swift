@@ -2,6 +2,7 @@ import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `LoopClock(loop:now:)`: the clock a `Loop` of your own gets — its `now`, and sleeps armed with the loop's
 /// `schedule(at:)`: at once from the main actor, through a post from anywhere else.

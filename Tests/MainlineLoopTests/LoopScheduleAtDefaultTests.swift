@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The `Loop.schedule(at:_:)` default, for conformers outside the package: it schedules after the time left.
 @MainActor

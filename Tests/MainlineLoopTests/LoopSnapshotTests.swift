@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 @Suite("LoopSnapshot")
 struct LoopSnapshotTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The `Loop.whenIdle(_:)` default, for conformers outside the package: the body is posted, and stays cancellable.
 @MainActor

@@ -2,6 +2,7 @@ import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `ScheduledTask.cancel()` from any thread (the race itself is in the `SerialLoop` contract suite).
 @Suite("ScheduledTask cancellation")

@@ -1,4 +1,5 @@
 import Benchmark
+import CLoopFloor
 import Dispatch
 import MainlineLoop
 
@@ -103,6 +104,25 @@ let benchmarks: @Sendable () -> Void = {
             timerSink.wait()
             benchmark.measurement(schedulingCost, Int(timerSink.elapsedNanoseconds) / TimerWorkload.count)
         }
+    }
+    // The C floor: the same delays started with `uv_timer_start` on a bare libuv loop's thread (CLoopFloor).
+    Benchmark(
+        "Timers, 100k over 50 ms: C libuv uv_timer_start",
+        configuration: .init(
+            metrics: [.wallClock, schedulingCost],
+            timeUnits: .milliseconds,
+            warmupIterations: 2,
+            scalingFactor: .one,
+            maxDuration: .seconds(3),
+            maxIterations: 30,
+            setup: { startCFloor() },
+            teardown: { cloopfloor_stop() }
+        )
+    ) { benchmark in
+        let elapsed = TimerWorkload.delays.withUnsafeBufferPointer {
+            cloopfloor_schedule_timers($0.baseAddress, $0.count)
+        }
+        benchmark.measurement(schedulingCost, Int(elapsed) / TimerWorkload.count)
     }
 
     // 4. Allocations in steady state: 1,000 posts per iteration from the benchmark thread, counted by the malloc

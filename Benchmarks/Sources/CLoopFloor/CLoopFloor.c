@@ -56,6 +56,16 @@ static struct {
     struct node hand_off;
     uint64_t hand_off_ran_at; // written by the loop thread before `done` is posted, read after it is waited on
     struct node stop;
+
+    /// Timer scheduling: handles made once on the loop thread (grown when a round asks for more), the round's
+    /// delays, how many timers are still to fire, and how long the starts took.
+    uv_timer_t *timers;
+    size_t timers_made;
+    const int64_t *timer_delays;
+    size_t timer_count;
+    size_t timers_remaining;
+    uint64_t timers_elapsed;
+    struct node schedule_timers;
 } floor_loop;
 
 uint64_t cloopfloor_now_ns(void) {
@@ -135,10 +145,35 @@ static void ran(struct node *n) {
     sem_post(&floor_loop.done);
 }
 
+static void timer_fired(uv_timer_t *timer) {
+    (void)timer;
+    if (--floor_loop.timers_remaining == 0) sem_post(&floor_loop.done);
+}
+
+static void schedule_timers(struct node *n) {
+    (void)n;
+    size_t count = floor_loop.timer_count;
+    if (floor_loop.timers_made < count) {
+        // Made once per started loop: growing would need the old handles closed (their close callbacks run by
+        // uv_run, which a job running inside it cannot call).
+        if (floor_loop.timers_made != 0) abort();
+        floor_loop.timers = malloc(count * sizeof *floor_loop.timers);
+        if (floor_loop.timers == NULL) abort();
+        for (size_t i = 0; i < count; i++) uv_timer_init(&floor_loop.loop, &floor_loop.timers[i]);
+        floor_loop.timers_made = count;
+    }
+    floor_loop.timers_remaining = count;
+    uint64_t start = cloopfloor_now_ns();
+    for (size_t i = 0; i < count; i++)
+        uv_timer_start(&floor_loop.timers[i], timer_fired, (uint64_t)(floor_loop.timer_delays[i] / 1000000), 0);
+    floor_loop.timers_elapsed = cloopfloor_now_ns() - start;
+}
+
 static void stop_loop(struct node *n) {
     (void)n;
     uv_close((uv_handle_t *)&floor_loop.wake, NULL);
     uv_close((uv_handle_t *)&floor_loop.again, NULL);
+    for (size_t i = 0; i < floor_loop.timers_made; i++) uv_close((uv_handle_t *)&floor_loop.timers[i], NULL);
 }
 
 static void *loop_thread(void *arg) {
@@ -168,6 +203,9 @@ int cloopfloor_start(void) {
     floor_loop.spinner.run = spin;
     floor_loop.hand_off.run = ran;
     floor_loop.stop.run = stop_loop;
+    floor_loop.schedule_timers.run = schedule_timers;
+    floor_loop.timers = NULL;
+    floor_loop.timers_made = 0;
     rc = pthread_create(&floor_loop.thread, NULL, loop_thread, NULL);
     if (rc != 0) {
         uv_close((uv_handle_t *)&floor_loop.wake, NULL);
@@ -195,6 +233,9 @@ void cloopfloor_stop(void) {
     sem_destroy(&floor_loop.ready);
     sem_destroy(&floor_loop.done);
     sem_destroy(&floor_loop.spinner_stopped);
+    free(floor_loop.timers);
+    floor_loop.timers = NULL;
+    floor_loop.timers_made = 0;
     floor_loop.running = false;
 }
 
@@ -245,4 +286,13 @@ uint64_t cloopfloor_hand_off(void) {
     push(&floor_loop.hand_off);
     cloopfloor_wait();
     return floor_loop.hand_off_ran_at - posted_at;
+}
+
+uint64_t cloopfloor_schedule_timers(const int64_t *delays_ns, size_t count) {
+    if (count == 0) return 0;
+    floor_loop.timer_delays = delays_ns; // the push's release / the drain's acquire order these for the loop thread
+    floor_loop.timer_count = count;
+    push(&floor_loop.schedule_timers);
+    cloopfloor_wait();
+    return floor_loop.timers_elapsed;
 }

@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "CMainlineBacktrace.h"
-
 // libdispatch's main-queue SPI, exported by libdispatch.so on Linux. CoreFoundation's run loop drains the
 // main queue with exactly these two calls; Mainline's owner mode does the same from a libuv poll handle.
 

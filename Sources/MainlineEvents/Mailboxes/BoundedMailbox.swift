@@ -87,8 +87,8 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     ///   - overflow: What happens to a value placed while the mailbox is full.
     ///   - loop: The consumer's loop; the main loop unless a test passes a `TestLoop`.
     ///   - name: A name for metrics: when the loop is instrumented, the values this mailbox drops are counted in
-    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it (`Loop.reportMailboxDrops(named:_:)`; a
-    ///     `Loop` of your own that has no metrics ignores it). `nil` (the default): not reported.
+    ///     `mainline_mailbox_drops` with the dimension `mailbox` set to it (on `MainLoop` and `TestLoop`; a
+    ///     `Loop` of your own has no metrics). `nil` (the default): not reported.
     ///
     /// - Important: With ``OverflowPolicy/suspend`` the mailbox registers a shutdown hook on `loop`
     ///   (`Loop.onShutdown(_:)`); on a `Loop` of your own that does not implement it, this reports
@@ -222,7 +222,7 @@ public final class BoundedMailbox<Value: Sendable>: Sendable {
     ///
     /// - Parameter observer: Called once per take that took something, with its values in the order taken.
     /// - Returns: `false`, changing nothing, when the mailbox already has an observer (one per mailbox).
-    @MainActor public func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
+    @MainActor package func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
         guard takeObserver == nil else { return false }
         takeObserver = observer
         return true

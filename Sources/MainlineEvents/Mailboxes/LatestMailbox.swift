@@ -75,7 +75,7 @@ public final class LatestMailbox<Value: Sendable>: Sendable {
     ///
     /// - Parameter observer: Called once per take that took something, with its values in the order taken.
     /// - Returns: `false`, changing nothing, when the mailbox already has an observer (one per mailbox).
-    @MainActor public func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
+    @MainActor package func _observeTakes(_ observer: @escaping @MainActor ([Value]) -> Void) -> Bool {
         guard takeObserver == nil else { return false }
         takeObserver = observer
         return true

@@ -20,14 +20,15 @@ final class _MailboxStore<Storage>: @unchecked Sendable {
     /// The mailbox's name for metrics, if it has one.
     let name: String?
 
-    /// Creates the store. A named store reports its drops through `loop`'s metrics (`Loop.reportMailboxDrops`: read
-    /// once per loop iteration, only while the loop is instrumented); an unnamed one costs the loop nothing.
+    /// Creates the store. A named store reports its drops through `loop`'s metrics when it runs on a scheduling core
+    /// (`MainLoop`, `TestLoop`: read once per loop iteration, only while the loop is instrumented); an unnamed one, or
+    /// one on a loop of your own, costs the loop nothing.
     @MainActor init(_ storage: Storage, loop: any Loop, name: String?) {
         self.storage = storage
         self.event = LazySimpleEvent(loop: loop)
         self.name = name
         if let name {
-            loop.reportMailboxDrops(named: name) { [weak self] in self?.snapshot.dropped }
+            (loop as? any _LoopCoreOwner)?.core.addDropSource(name: name) { [weak self] in self?.snapshot.dropped }
         }
     }
 

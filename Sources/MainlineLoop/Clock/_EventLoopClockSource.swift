@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 /// The clock source of an ``EventLoop``: the loop's real-time clock, and its thread-safe timers.
 final class _EventLoopClockSource: _LoopClockSource {
     /// Weak: a clock does not keep its loop alive; a sleep on a freed loop's clock throws `LoopStopped`.
@@ -7,7 +9,7 @@ final class _EventLoopClockSource: _LoopClockSource {
         self.loop = loop
     }
 
-    var clockNow: LoopInstant { _UVClock.now() }
+    var clockNow: LoopInstant { _MonotonicClock.now() }
 
     var clockResolution: Duration { .milliseconds(1) }
 

@@ -1,23 +1,10 @@
 import CLibUV
+import MainlineLoopCore
 
-/// The one clock of every real loop (`uv_hrtime`: `CLOCK_MONOTONIC` in nanoseconds), and libuv's loop clock seen
-/// from Mainline's nanosecond deadlines: one read and one conversion for `MainLoop`, `EventLoop` and the watchdog.
+/// libuv's loop clock seen from Mainline's nanosecond deadlines (`_MonotonicClock`, the clock `uv_hrtime` reads).
 ///
-/// ``now()`` and ``nanoseconds()`` are thread-safe; ``timeout(untilDeadline:on:)`` must be called on the thread that
-/// runs `loop`.
+/// ``timeout(untilDeadline:on:)`` must be called on the thread that runs `loop`.
 package enum _UVClock {
-    /// The loop clock now.
-    @inline(__always)
-    package static func now() -> LoopInstant {
-        LoopInstant(nanoseconds: Int64(bitPattern: uv_hrtime()))
-    }
-
-    /// The loop clock now, in nanoseconds.
-    @inline(__always)
-    package static func nanoseconds() -> UInt64 {
-        uv_hrtime()
-    }
-
     /// The timeout to arm a uv timer with so that it fires at `deadline` (nanoseconds on `uv_hrtime`'s clock), never
     /// before.
     ///

@@ -1,4 +1,5 @@
 import CLibUV
+import MainlineLoopCore
 
 /// What a `_UVEngine` runs: the loop-specific half of every Mainline loop (`MainLoop`'s driver on the main actor, an
 /// `EventLoop`'s driver on its thread).

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop: SerialExecutor, TaskExecutor {
     /// Runs `job` on the loop's thread: the executor of every actor and task that uses this loop.
     ///

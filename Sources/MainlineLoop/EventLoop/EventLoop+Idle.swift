@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// Runs `body` once, on the loop's thread, as soon as an iteration has nothing else pending: no posted closure or
     /// executor job waiting, no timer due now — right before the loop would block. `Loop.whenIdle(_:fileID:line:)` for a

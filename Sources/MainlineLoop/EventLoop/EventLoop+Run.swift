@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// Runs `body` on the loop's thread and returns what it returned to the awaiting task (or throws what it threw).
     ///

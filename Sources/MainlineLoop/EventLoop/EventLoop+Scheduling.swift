@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// Runs `body` once on the loop's thread when `delay` has passed.
     ///

@@ -1,3 +1,6 @@
+import MainlineLoopCore
+import ServiceContextModule
+
 extension EventLoop {
     /// Whether work posted or scheduled on the loop runs with the caller's `ServiceContext` current: the switch that
     /// lets a trace continue on the loop's thread.
@@ -24,5 +27,16 @@ extension EventLoop {
     public var propagatesServiceContext: Bool {
         get { serviceContext.isOn }
         set { serviceContext.isOn = newValue }
+    }
+}
+
+extension _ServiceContextSwitch {
+    /// A repeating `EventLoop` timer body that runs with the scheduler's context current at every firing, or `body`.
+    @inline(__always)
+    func carry(
+        repeatingJob body: @escaping @Sendable (EventLoop.Scheduled) -> Void
+    ) -> @Sendable (EventLoop.Scheduled) -> Void {
+        guard let context = contextToCarry else { return body }
+        return { task in ServiceContext.withValue(context) { body(task) } }
     }
 }

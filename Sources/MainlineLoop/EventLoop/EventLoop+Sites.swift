@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 /// The thread-safe calls as users write them on an `EventLoop`: each passes the caller's site (`#fileID`, `#line`) to
 /// the member that takes one. (`SerialLoop`'s forms of the `schedule` calls are main-actor; these are not.)
 ///

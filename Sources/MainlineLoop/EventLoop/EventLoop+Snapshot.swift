@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// What the loop holds and has done now: pending posts, timers, the iteration and phase its thread is in, its
     /// counters, its state and ``now``.
@@ -28,7 +30,7 @@ extension EventLoop {
 extension EventLoop._Driver {
     /// The loop's snapshot (see `EventLoop.snapshot()`), from its driver: what an inspector holds. Thread-safe.
     func snapshot(loop description: String) -> LoopSnapshot {
-        let now = _UVClock.now()
+        let now = _MonotonicClock.now()
         let isStopped = lifecycle.withLock { $0.closeResult != nil }
         let state: LoopSnapshot.State = isStopped ? .stopped : (scheduler.posts.closed ? .stopping : .running)
         return LoopSnapshot(

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// A callback scheduled on an ``EventLoop``'s clock: once after a delay, or repeatedly at a fixed rate.
     ///
@@ -81,3 +83,5 @@ extension EventLoop {
         public var skippedFirings: Int { timers.withLock { skippedFiringCount } }
     }
 }
+
+extension EventLoop.Scheduled: ScheduledWork {}

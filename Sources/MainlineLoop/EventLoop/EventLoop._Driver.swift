@@ -1,6 +1,7 @@
 import CLibUV
 import CMainlineShims
 import CoreMetrics
+import MainlineLoopCore
 
 extension EventLoop {
     /// What an ``EventLoop`` runs on the engine, on a thread of its own: posts and executor jobs, timers, idle bodies.
@@ -63,10 +64,7 @@ extension EventLoop {
             engine.attach(self)
             // Another thread wakes the loop through the async handle; the loop's own posts need no wake-up: the driver
             // looks for waiting jobs before every poll.
-            let mark = _RunningLoop.eventLoopMark(identity)
-            queue.setWaker {
-                if !_RunningLoop.isRunning(identity: mark) { engine.wake() }
-            }
+            queue.installWaker(loopMark: _RunningLoop.eventLoopMark(identity)) { engine.wake() }
         }
 
         /// What the loop thread's running-loop mark (`_RunningLoop`) holds while it runs (unretained: `run()` keeps
@@ -114,7 +112,7 @@ extension EventLoop {
 
         func engineRunPostPhase() {
             scheduler.progress.enter(.posts)
-            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _UVClock.now) { _ in }
+            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _MonotonicClock.now) { _ in }
             switch scheduler.afterPosts(shutsDown: .whenDrained) {
             case .moreWaiting:
                 // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
@@ -130,7 +128,7 @@ extension EventLoop {
         }
 
         func engineRunTimers() {
-            let now = _UVClock.now()
+            let now = _MonotonicClock.now()
             // Thread-safe timers where the main loop has main-actor ones: the heap is behind `_Timers`' lock, and each
             // body runs outside it.
             let fired = scheduler.runTimers(
@@ -162,7 +160,7 @@ extension EventLoop {
             if scheduler.idlePhaseIsDue(
                 otherWork: false,
                 nextDeadline: timers.nextDeadline.map(LoopInstant.init(nanoseconds:)),
-                now: _UVClock.now()
+                now: _MonotonicClock.now()
             ) {
                 _ = scheduler.runIdle { _, body in
                     guard case .loopThread(let body) = body else { return }

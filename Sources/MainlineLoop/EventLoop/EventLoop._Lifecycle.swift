@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// Where an event loop is in its life, and who waits for its end.
     ///

@@ -1,5 +1,6 @@
 import CDispatch
 import CMainlineShims
+import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc
@@ -15,12 +16,12 @@ extension EventLoop {
     ///
     /// A loop thread is a detached pthread: nothing joins it. The loop's end is observed through the lifecycle
     /// (`waitUntilStopped`, `stopAndWait`), which the thread signals as the last thing it does with the loop.
-    enum _Thread {
+    package enum _Thread {
         /// Linux limits thread names to 15 bytes; longer names are cut at a character boundary.
         static let maximumNameBytes = 15
 
         /// Starts a detached thread named `name` (cut to ``maximumNameBytes``) that runs `body`.
-        static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+        package static func start(name: String, _ body: @escaping @Sendable () -> Void) {
             let start = _Start(name: osName(name), body: body)
             var attributes = pthread_attr_t()
             pthread_attr_init(&attributes)

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension EventLoop {
     /// The timers of one event loop: scheduled and cancelled from any thread, fired on the loop thread.
     ///

@@ -1,4 +1,6 @@
+import CLibUV
 import Dispatch
+import MainlineLoopCore
 
 /// A secondary loop: a libuv event loop on a thread of its own, for I/O and background work.
 ///
@@ -96,13 +98,17 @@ public final class EventLoop: Sendable {
         driver.stop()
     }
 
+    /// The loop's libuv loop, for handles a layer above opens on it (the inspector's sockets): use it only on the loop's
+    /// thread (in its posts and timers), and close those handles (`_UVResources.close(_:for:)`) before the loop stops.
+    package var uvLoop: UnsafeMutablePointer<uv_loop_t> { driver.uvLoop }
+
     /// Whether the caller runs on this loop's thread: inside one of its posts, timers or jobs.
     ///
     /// On the loop's thread the caller is isolated to the loop (and to every actor whose executor it is).
     public var inEventLoop: Bool { _RunningLoop.isRunning(identity: _RunningLoop.eventLoopMark(driver.identity)) }
 
     /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
-    public var now: LoopInstant { _UVClock.now() }
+    public var now: LoopInstant { _MonotonicClock.now() }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers on its thread.
     /// Thread-safe.

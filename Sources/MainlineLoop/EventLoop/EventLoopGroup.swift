@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 /// A fixed set of ``EventLoop``s, handed out round-robin: one loop per core for a server's connections.
 ///
 /// All operations on `EventLoopGroup` are thread-safe.

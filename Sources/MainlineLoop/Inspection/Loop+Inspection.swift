@@ -1,4 +1,5 @@
 import MainlineInspectorSchema
+import MainlineLoopCore
 
 /// What an inspector shows of a loop (schema 1): who it is, its counters, what its flight recorder holds, and — from a
 /// snapshot — its timers and where its waiting posts came from. `MainLoop` and `EventLoop` register with the
@@ -26,13 +27,13 @@ extension _InspectionRegistry {
                     name: name,
                     kind: "MainLoop",
                     state: current.description,
-                    now: _UVClock.nanoseconds()
+                    now: _MonotonicClock.nanoseconds()
                 )
             }
             let (snapshot, fresh) = collector.snapshot(of: core, state: current)
             // Read after the snapshot, which may wait for the loop up to `_LoopSnapshotCollector.wait`: the job
             // running by then began before this read, unless it began in the instant between (its age is then 0).
-            let now = _UVClock.nanoseconds()
+            let now = _MonotonicClock.nanoseconds()
             var summary = LoopSummary(name: name, kind: "MainLoop", state: current.description)
             Self.fillCounters(&summary, core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
             recorder.fillInspectionSummary(&summary, now: now)
@@ -46,7 +47,7 @@ extension _InspectionRegistry {
     /// Registers a secondary loop (its snapshot is thread-safe), through a handle the loop owns.
     func registerEventLoop(driver: EventLoop._Driver, name: String) -> _LoopInspectionHandle {
         let handle = _LoopInspectionHandle { detail -> any Sendable in
-            let now = _UVClock.nanoseconds()
+            let now = _MonotonicClock.nanoseconds()
             let recorder = driver.scheduler.recorder
             let snapshot = driver.snapshot(loop: "EventLoop(\(name))")
             guard case .summary = detail else {

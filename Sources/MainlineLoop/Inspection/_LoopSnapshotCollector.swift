@@ -1,4 +1,5 @@
 import Dispatch
+import MainlineLoopCore
 
 /// Takes a main-actor loop's snapshot for an inspector, from the inspector's thread: posts one job that takes it, and
 /// waits a little for it. A loop that is stalled (or flooded) answers late: the inspector then shows the last snapshot
@@ -36,7 +37,7 @@ final class _LoopSnapshotCollector: Sendable {
             let snapshotState = LoopSnapshot.State(state)
             let result = core.post(
                 { [weak core, state = self.state, arrived] in
-                    let snapshot = core?.snapshot(loop: "MainLoop", state: snapshotState, now: _UVClock.now())
+                    let snapshot = core?.snapshot(loop: "MainLoop", state: snapshotState, now: _MonotonicClock.now())
                     state.withLock {
                         $0.latest = snapshot
                         $0.inFlight = false

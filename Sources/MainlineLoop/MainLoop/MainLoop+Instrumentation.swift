@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension MainLoop {
     /// Starts reporting the loop's metrics (and, if configured, watching it for stalls), or with `nil` stops.
     ///

@@ -1,4 +1,5 @@
 import Dispatch
+import MainlineLoopCore
 
 extension MainLoop {
     /// Where a main loop is in its life. Read it with ``MainLoop/state``.

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 // Posting from any thread: the calls as users write them (which pass their site), the site-taking requirements a loop
 // that wraps this one forwards to, and the idle phase's registration.
 extension MainLoop {

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 // The main loop's timers: the three scheduling calls of `SerialLoop` (`schedule(after:from:)`, `schedule(at:from:)`,
 // `scheduleRepeating(every:from:)`). Callers write `schedule(after:) { … }` or `schedule(after:label:) { … }`, the
 // forms of `SerialLoop` and `Loop` that pass their site.

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension MainLoop {
     /// Whether work posted or scheduled on the loop runs with the caller's `ServiceContext` current: the switch that
     /// lets a trace continue on the loop.

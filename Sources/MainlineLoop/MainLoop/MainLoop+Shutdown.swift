@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension MainLoop {
     /// Registers `body` to run on the loop when it stops, after the work already posted and settle, before timers
     /// are cancelled and handles closed. Must be called on the main actor.

@@ -1,3 +1,5 @@
+import MainlineLoopCore
+
 extension MainLoop {
     /// What the loop holds and has done now: pending posts, timers, settle notifications, the iteration and phase it
     /// is in, its counters, its state and ``now``. Must be called on the main actor.
@@ -30,4 +32,19 @@ extension MainLoop {
     /// mailbox drops — and its loop delay. Always on. Thread-safe: read it from any thread, even while the loop is
     /// stalled.
     public nonisolated var flightRecorder: LoopFlightRecorder { core.scheduler.recorder }
+}
+
+extension LoopSnapshot.State {
+    /// The state of a main loop.
+    ///
+    /// - Parameter state: A ``MainLoop/State``.
+    public init(_ state: MainLoop.State) {
+        switch state {
+        case .idle: self = .idle
+        case .guest: self = .guest
+        case .owner: self = .owner
+        case .stopping: self = .stopping
+        case .stopped: self = .stopped
+        }
+    }
 }

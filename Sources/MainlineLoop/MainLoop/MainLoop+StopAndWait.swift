@@ -1,5 +1,6 @@
 import CMainlineShims
 import Dispatch
+import MainlineLoopCore
 
 extension DiagnosticKind {
     /// `stopAndWait()` was called where the loop runs (the main actor, or the process main thread), where waiting for

@@ -1,6 +1,7 @@
 import CLibUV
 import CMainlineShims
 import Dispatch
+import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc
@@ -77,7 +78,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     package init(budgets: LoopBudgets = .default, isMain: Bool = false) {
         core = _LoopCore(budgets: budgets, loopName: "MainLoop")
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        core.clock = { _UVClock.now() }
+        core.clock = { _MonotonicClock.now() }
         // Written before `self` is shared; only ever called on the main actor.
         core.needsAttention = { [unowned self] in self.coreNeedsAttention() }
         core.signalWatchDidChange = { [unowned self] signal, watched in
@@ -137,7 +138,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     ///
     /// - Parameter drainDeadline: How long from now the loop keeps running posted work; zero or less runs none.
     public func stop(drainDeadline: Duration) {
-        stop(deadline: .at(_UVClock.now() + drainDeadline))
+        stop(deadline: .at(_MonotonicClock.now() + drainDeadline))
     }
 
     private func stop(deadline: _JobQueue.DrainDeadline?) {
@@ -173,7 +174,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
     ///
     /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``SerialLoop/now``, which it satisfies.
-    public nonisolated var now: LoopInstant { _UVClock.now() }
+    public nonisolated var now: LoopInstant { _MonotonicClock.now() }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers. Thread-safe.
     ///
@@ -181,7 +182,9 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// try await Task.sleep(for: .milliseconds(250), clock: MainLoop.main.clock)
     /// ```
     public nonisolated var clock: LoopClock {
-        LoopClock(source: _MainActorLoopClockSource(loop: self, now: { _UVClock.now() }, resolution: .milliseconds(1)))
+        LoopClock(
+            source: _MainActorLoopClockSource(loop: self, now: { _MonotonicClock.now() }, resolution: .milliseconds(1))
+        )
     }
 
     // MARK: Owner mode
@@ -332,10 +335,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
         pump.start()
         // Guest mode: one pump queued on the main queue per batch, and nothing else, so a post reaches the loop in
         // one hop. A post from inside one of the loop's phases needs none: the pump looks for posts after every run.
-        let identity = UInt(bitPattern: core.owner)
-        core.posts.setWaker {
-            if !_RunningLoop.isRunning(identity: identity) { pump.pumpSoon() }
-        }
+        core.posts.installWaker(loopMark: UInt(bitPattern: core.owner)) { pump.pumpSoon() }
     }
 
     @MainActor

@@ -1,6 +1,7 @@
 import Atomics
 import CMainlineShims
 import Dispatch
+import MainlineLoopCore
 
 /// Pumps a `_MainLoopDriver`'s engine from the dispatch main queue: guest mode.
 ///

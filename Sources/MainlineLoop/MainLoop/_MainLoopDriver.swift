@@ -1,6 +1,7 @@
 import CLibUV
 import CMainlineShims
 import Logging
+import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc
@@ -64,10 +65,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     /// the loop asleep: `uv_async_send` through the async handle. A post from inside one of the loop's phases needs no
     /// wake-up: the driver looks for posts before every poll.
     func installOwnerModeWaker() {
-        let identity = UInt(bitPattern: core.owner)
-        core.posts.setWaker { [self] in
-            if !_RunningLoop.isRunning(identity: identity) { wake() }
-        }
+        core.posts.installWaker(loopMark: UInt(bitPattern: core.owner)) { [self] in wake() }
     }
 
     // MARK: Iterations
@@ -106,7 +104,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     @MainActor
     func runIdlePhase() -> Bool {
         guard !isShuttingDown, loopCloseResult == nil else { return false }
-        guard core.runIdleIfNothingPending(now: _UVClock.now()) > 0 else { return false }
+        guard core.runIdleIfNothingPending(now: _MonotonicClock.now()) > 0 else { return false }
         prepareToWait(runningIdle: false)
         return true
     }
@@ -144,7 +142,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
 
     @MainActor
     fileprivate func runTimers() {
-        let fired = core.runDueTimers(now: _UVClock.now())
+        let fired = core.runDueTimers(now: _MonotonicClock.now())
         // What the timers posted runs in this iteration's post phase (libuv's idle phase comes next), as DESIGN §2
         // orders an iteration: a post from inside the loop does not wake it.
         if fired > 0, core.scheduler.hasPostsWaiting { engine.requestPostPhase() }
@@ -158,7 +156,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     @MainActor
     fileprivate func prepareToWait(runningIdle: Bool) {
         guard !isShuttingDown else { return }
-        if runningIdle { core.runIdleIfNothingPending(now: _UVClock.now()) }
+        if runningIdle { core.runIdleIfNothingPending(now: _MonotonicClock.now()) }
         core.willWait()
         // Posts made, or a stop requested, inside the loop's own phases did not wake it (see `MainLoop`'s waker): this
         // is where they are seen.

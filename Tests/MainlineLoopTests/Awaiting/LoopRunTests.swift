@@ -3,6 +3,7 @@ import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `run(_:)`: a body run on the loop, its result (or error) handed back to the awaiting task — on the main loop in
 /// guest mode, a secondary loop and a test loop — and the three ways it does not run: a stopped loop, a cancelled task,

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The timer heap both loops share, driven directly with integer timers.
 @Suite("_DeadlineHeap")

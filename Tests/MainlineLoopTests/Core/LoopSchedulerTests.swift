@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The scheduling core every loop runs (`_LoopScheduler`): its post phase, the one drain-deadline rule and the
 /// counters a snapshot reports, driven by hand with a clock the test moves — the rule `MainLoop`, `TestLoop` and

@@ -1,6 +1,7 @@
 import Atomics
 import CMainlineShims
 import Dispatch
+import MainlineInspection
 import MainlineLoop
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// How wake-ups reach the engine: one per batch from another thread, none for a loop that posts to itself.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The lock-free job queue on its own, with real threads: what every loop's `post` relies on.
 ///

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The one thread-local "which loop am I running?" mark serves both kinds of loop, and never confuses them.
 @Suite("Running-loop mark")

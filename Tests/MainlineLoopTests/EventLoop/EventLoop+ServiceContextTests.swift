@@ -3,6 +3,7 @@ import ServiceContextModule
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// A trace's identity, as a tracer would keep it in the context.
 private enum TraceIDKey: ServiceContextKey {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// What `EventLoop` traps on, each checked in a child process with its message.
 extension EventLoopTests {

@@ -2,6 +2,7 @@ import CMainlineShims
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     @Suite("EventLoop as an executor")

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     @Suite("EventLoopGroup")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     /// Stopping, and proof that a stopped loop leaves nothing behind: no libuv loop or handle, no `EventLoop`.

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     /// An `EventLoop` with a limit on pending posts, and stopped with a drain deadline. The loop's thread is held in

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     @Suite("EventLoop snapshots")

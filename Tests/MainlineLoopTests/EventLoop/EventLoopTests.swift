@@ -2,6 +2,7 @@ import CMainlineShims
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// Every `EventLoop` suite, nested here so that they run one test at a time.
 ///

@@ -3,6 +3,7 @@ import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     @Suite("EventLoop timers")

@@ -1,6 +1,7 @@
 import MainlineInspectorSchema
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// Something registered with an inspection registry in a test, standing in for a loop, a mailbox, a view model or a
 /// coordinator: it describes itself as `summary` (and, asked for the recorder, as `recorder`) while it lives.

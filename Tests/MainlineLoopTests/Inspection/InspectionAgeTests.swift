@@ -1,7 +1,9 @@
 import MainlineInspectorSchema
 import Testing
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The ages and running times an inspector shows count from one clock read, made before the loop's state is read: a
 /// job that began, or an event recorded, after that read is 0 ms old — never a negative difference wrapped around.
@@ -11,10 +13,10 @@ struct InspectionAgeTests {
     static let describerWait: UInt64 = 50_000_000
 
     @Test func aJobThatBeganAfterTheClockWasReadHasRunForZeroMilliseconds() throws {
-        let recorder = LoopFlightRecorder(clock: { _UVClock.nanoseconds() })
-        let monitor = _StallMonitor()
+        let recorder = LoopFlightRecorder(clock: { _MonotonicClock.nanoseconds() })
+        let monitor = _StallMonitor(capture: _ThreadHandle.capturing)
         recorder.monitorForInspection = monitor
-        let readBeforeTheJob = _UVClock.nanoseconds() - Self.describerWait
+        let readBeforeTheJob = _MonotonicClock.nanoseconds() - Self.describerWait
         monitor.begin("post")
 
         var summary = LoopSummary(name: "main", kind: "MainLoop", state: "owner")

@@ -2,6 +2,7 @@ import MainlineInspectorSchema
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// `_InspectionRegistry`: weak, bounded, and empty of everything but loops until an inspector starts.
 @Suite("_InspectionRegistry")

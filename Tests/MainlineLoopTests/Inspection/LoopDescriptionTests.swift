@@ -3,7 +3,9 @@ import Foundation
 import MainlineInspectorSchema
 import Testing
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// What an inspector shows of real loops: a `MainLoop` in guest mode and an `EventLoop`, asked over a real socket.
 @Suite("Loops as an inspector shows them", .serialized)

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import _MainlineTestSupport
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc

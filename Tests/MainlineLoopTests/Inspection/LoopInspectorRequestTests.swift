@@ -3,7 +3,9 @@ import MainlineInspectorSchema
 import Testing
 import _MainlineTestSupport
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc

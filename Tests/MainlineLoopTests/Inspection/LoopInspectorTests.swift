@@ -2,7 +2,9 @@ import Foundation
 import MainlineInspectorSchema
 import Testing
 
+@testable import MainlineInspection
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 #if canImport(Glibc)
 import Glibc

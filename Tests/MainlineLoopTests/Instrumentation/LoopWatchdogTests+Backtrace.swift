@@ -2,6 +2,7 @@ import Atomics
 import Dispatch
 import Foundation
 import Glibc
+import MainlineInspection
 import MainlineLoop
 import Testing
 

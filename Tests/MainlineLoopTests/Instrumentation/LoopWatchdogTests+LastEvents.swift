@@ -1,4 +1,5 @@
 import Dispatch
+import MainlineInspection
 import MainlineLoop
 import MetricsTestKit
 import Testing

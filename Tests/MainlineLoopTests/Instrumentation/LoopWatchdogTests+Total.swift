@@ -1,3 +1,4 @@
+import MainlineInspection
 import MainlineLoop
 import MetricsTestKit
 import Testing

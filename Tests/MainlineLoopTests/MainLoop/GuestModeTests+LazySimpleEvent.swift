@@ -4,6 +4,7 @@ import MainlineEvents
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 // Events on a real main loop in guest mode, counting the libuv resources of its own loop (`_UVResources.live(of:)`).
 extension GuestModeTests {

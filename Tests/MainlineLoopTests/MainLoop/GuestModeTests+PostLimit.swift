@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 // A limit on pending posts and a drain deadline on a real main loop in guest mode.
 extension GuestModeTests {

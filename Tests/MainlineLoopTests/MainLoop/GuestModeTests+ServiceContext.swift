@@ -2,6 +2,7 @@ import ServiceContextModule
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// A trace's identity, as a tracer would keep it in the context.
 private enum GuestTraceIDKey: ServiceContextKey {

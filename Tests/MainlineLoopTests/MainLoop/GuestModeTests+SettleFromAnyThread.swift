@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 // Settle requests from another thread on a real main loop in guest mode: the handshake between the settle inbox and
 // the job queue's sleeping bit must never lose a wake-up.

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension GuestModeTests {
     @Test func aSnapshotOfAnIdleLoopSaysIdleAndLeavesItIdle() async {

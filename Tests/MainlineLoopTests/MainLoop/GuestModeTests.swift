@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// Guest mode inside `swift test`: the test runner owns the main thread, the loop is pumped from the main queue.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The recorder's ring under a writer and readers on other threads: every record a reader keeps is whole.
 @Suite("Recorder ring")

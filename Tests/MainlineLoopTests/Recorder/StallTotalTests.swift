@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// A stall is reported while it lasts, with the watchdog's lower bound; the report the flight recorder keeps gets the
 /// stall's total once the watchdog has seen it end, and the inspector's documents show both.

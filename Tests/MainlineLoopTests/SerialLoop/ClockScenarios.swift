@@ -2,6 +2,7 @@ import CMainlineShims
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 // `LoopClock` on every loop: sleepers wake in deadline order with the loop's timers, a cancelled sleeper's timer is
 // cancelled, a stopped loop wakes its sleepers with `LoopStopped`. Sleepers are main-actor tasks: a sleep started on the

@@ -3,6 +3,7 @@ import MainlineTesting
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// One loop of the ``SerialLoop`` contract suite, with what the scenarios need that the protocol leaves to each loop:
 /// turning a plain `@Sendable` body into the loop's own body types, and running the loop until something happened.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 extension EventLoopTests {
     /// The `SerialLoop` contract, one scenario at a time, against `MainLoop` in guest mode, an `EventLoop` and

@@ -2,6 +2,7 @@ import Dispatch
 import Testing
 
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 // The behaviours every `SerialLoop` promises (see its DocC), each written once and run by `SerialLoopContractTests`
 // against `MainLoop` in guest mode, an `EventLoop` and `TestLoop`. Real loops assert what happened and in which order;

@@ -1,4 +1,5 @@
 @testable import MainlineLoop
+@testable import MainlineLoopCore
 
 /// The queue's producer calls without a site, for the tests of the queue and the scheduler, whose jobs' sites do not
 /// matter (`RecorderSiteTests` checks that sites travel).

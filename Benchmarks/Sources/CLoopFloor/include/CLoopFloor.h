@@ -50,6 +50,12 @@ uint64_t cloopfloor_hand_off(void);
 /// CLOCK_MONOTONIC in ns: the clock every hand-off peer is timed with.
 uint64_t cloopfloor_now_ns(void);
 
+/// On the loop thread, starts `count` one-shot timers with `uv_timer_start`, the i-th due after `delays_ns[i]`
+/// (rounded down to libuv's milliseconds), timing the starts alone; then waits until every timer has fired. Returns the
+/// ns the starts took. The timer handles are made (`uv_timer_init`) once, untimed, and kept until cloopfloor_stop(): every call on one
+/// started loop passes the same `count` or less. `delays_ns` must stay valid until it returns.
+uint64_t cloopfloor_schedule_timers(const int64_t *delays_ns, size_t count);
+
 #ifdef __cplusplus
 }
 #endif

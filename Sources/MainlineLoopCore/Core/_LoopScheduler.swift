@@ -1,0 +1,272 @@
+import Logging
+
+/// The scheduling core every loop runs, whatever its isolation: the post phase with its budget and its one
+/// drain-deadline rule, the timer phase's order, the idle phase, the decision before blocking, and the progress a
+/// snapshot reports.
+///
+/// `posts`, `idle` and `progress` are thread-safe; every other member must be called where the loop runs — the main
+/// actor for the loops of `_LoopCore` (`MainLoop`, `TestLoop`), the loop thread for an `EventLoop`. The loop that
+/// owns a scheduler is what serializes it.
+///
+/// The loops differ only where isolation forces it, and each difference is written down where it is: `_LoopCore`
+/// adds what only a main-actor loop has (settle, signals, shutdown hooks, instrumentation, main-actor timers);
+/// `EventLoop._Driver` adds thread-safe timers (`EventLoop._Timers`, scheduled from any thread) and executor jobs.
+/// Every phase below is written once and both call it.
+package final class _LoopScheduler: @unchecked Sendable {
+    // @unchecked Sendable: `posts`, `idle` and `progress` are thread-safe; `postsPerIteration`, `drain` and
+    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them.
+
+    /// Posted work (and an `EventLoop`'s executor jobs). Thread-safe.
+    package let posts: _JobQueue
+    /// Idle bodies. Thread-safe.
+    package let idle = _IdleQueue()
+    /// The phase and counters a snapshot reports. Thread-safe.
+    package let progress = _LoopProgress()
+    /// The loop's flight recorder: the phases below time their work into it. Reading it is thread-safe.
+    package let recorder: LoopFlightRecorder
+    /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
+    package var postsPerIteration: Int
+    /// Where the loop is with a drain deadline.
+    private var drain = Drain.notDraining
+    /// Reports posted jobs released unrun at a drain deadline to the loop's metrics (after the log line).
+    package var onDiscard: ((Int) -> Void)?
+    /// What the log line calls the loop.
+    private let loopName: String
+
+    private static let logger = Logger(label: "mainline.loop")
+
+    private enum Drain {
+        case notDraining
+        /// The queue closed with a deadline: a posted job starts only before it.
+        case until(LoopInstant)
+        /// The queue closed without a deadline: everything posted runs.
+        case withoutDeadline
+        /// The deadline passed and what was waiting was released: nothing is held back any more.
+        case passed
+    }
+
+    /// - Parameter clock: The loop's clock in nanoseconds, for the flight recorder (real time, or a `TestLoop`'s
+    ///   virtual time).
+    package init(
+        budgets: LoopBudgets,
+        loopName: String,
+        recorder settings: LoopFlightRecorder.Settings = .init(),
+        clock: @escaping @Sendable () -> UInt64 = { _MonotonicClock.nanoseconds() }
+    ) {
+        posts = _JobQueue(limit: budgets.maxPendingPosts)
+        recorder = LoopFlightRecorder(settings: settings, clock: clock)
+        postsPerIteration = budgets.postsPerIteration
+        self.loopName = loopName
+    }
+
+    // MARK: Phases
+
+    /// The timer phase: fires, through `fire`, each timer `popDue` hands out — due now and scheduled before the
+    /// phase began (`popDue` gets the sequence mark read first), in deadline order with ties in scheduling order,
+    /// as the heap (`_DeadlineHeap`) orders them. Timers scheduled by this phase's callbacks wait for the next one.
+    /// Returns how many fired. Each firing is timed into the flight recorder with its site (`site`).
+    @inline(__always)
+    package func runTimers<Firing>(
+        sequenceMark: UInt64,
+        popDue: (_ scheduledBefore: UInt64) -> Firing?,
+        site: (Firing) -> LoopSite,
+        fire: (Firing) -> Void
+    ) -> Int {
+        progress.enter(.timers)
+        guard let first = popDue(sequenceMark) else { return 0 }
+        var run = recorder.beginRun(.timer)
+        var firing = first
+        var fired = 0
+        while true {
+            fire(firing)
+            fired &+= 1
+            recorder.ran(&run, site: site(firing))
+            guard let next = popDue(sequenceMark) else { break }
+            firing = next
+        }
+        recorder.endRun(&run)
+        progress.didFireTimers(fired)
+        return fired
+    }
+
+    /// The post phase: runs at most `limit` jobs of one snapshot of the post queue — what is left of the previous
+    /// snapshot (when the budget cut it short), or else everything posted so far — releasing each right after it ran.
+    /// Work posted while the phase runs, including from the loop itself, waits for a later phase. Returns how many
+    /// jobs ran.
+    ///
+    /// **The drain-deadline rule, the one for every loop:** once the queue is closed with a deadline, a posted job
+    /// starts only before it (read with `now`, the loop's clock, before each job); at the deadline every posted
+    /// closure still waiting — in the batch and behind it — is released unrun and reported (a warning through
+    /// `mainline.loop`, then ``onDiscard``). Executor jobs (an `EventLoop`'s) still run: their tasks must finish. A
+    /// deadline given as time after shutdown begins is fixed the first time a phase sees the closed queue.
+    ///
+    /// The jobs are timed into the flight recorder in runs (`LoopFlightRecorder.SlowWork`): one decrement per job,
+    /// a clock read per run.
+    ///
+    /// The caller ends the phase: ``afterPosts()``, or `posts.endPhase()` for a loop that shuts down its own way.
+    ///
+    /// - Parameter beforeEach: Runs before each job with its site (the stall watchdog's stamp); inlined, so `{ _ in }`
+    ///   costs nothing.
+    @inline(__always)
+    package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: (LoopSite) -> Void) -> Int {
+        // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
+        // the deadline is fixed then, once (one atomic load per phase until the queue closes).
+        if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
+        posts.refillIfDone()
+        // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
+        var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
+        guard limit > 0, var item = nextPost(deadline: &deadline, now: now) else {
+            progress.didRunPosts(0)
+            return 0
+        }
+        var run = recorder.beginRun(.post)
+        var ran = 0
+        while true {
+            beforeEach(item.site)
+            item.job()
+            ran &+= 1
+            recorder.ranPost(&run, from: posts)
+            guard ran < limit, let next = nextPost(deadline: &deadline, now: now) else { break }
+            item = next
+        }
+        recorder.endRun(&run, posts: posts)
+        progress.didRunPosts(ran)
+        return ran
+    }
+
+    /// The next job of the batch, once the drain deadline (if any) is checked: at the deadline, what is waiting is
+    /// released first.
+    @inline(__always)
+    private func nextPost(deadline: inout LoopInstant?, now: () -> LoopInstant) -> (job: _JobQueue.Job, site: LoopSite)?
+    {
+        if let until = deadline, now() >= until {
+            releaseAtDeadline()
+            deadline = nil
+        }
+        return posts.next()
+    }
+
+    /// When a loop shuts down once its queue is closed.
+    package enum ShutdownPoint {
+        /// In the first post phase that finds the queue closed; the loop then drains what is left itself. The
+        /// main-actor loops: their shutdown (`_LoopCore.shutDown()`) settles and runs hooks on the main actor.
+        case atClose
+        /// Once ordinary iterations have drained the queue: an `EventLoop`, whose running tasks' executor jobs keep
+        /// arriving until none is left.
+        case whenDrained
+    }
+
+    /// Ends a post phase and says what follows it (see `_JobQueue.AfterPhase`): `.closed` when the loop must shut down
+    /// now (at `point`), `.moreWaiting` when it must come round for posts itself (producers wake only a loop that went
+    /// to sleep), `.idle` when it may block.
+    package func afterPosts(shutsDown point: ShutdownPoint) -> _JobQueue.AfterPhase {
+        if case .atClose = point, posts.closed {
+            posts.endPhase()
+            return .closed
+        }
+        return posts.afterPhase()
+    }
+
+    /// Whether posts wait for a post phase: after the timer phase, what the timers posted (a post from the loop's own
+    /// thread wakes nothing) runs in this iteration's post phase if the loop asks for it.
+    package var hasPostsWaiting: Bool { posts.hasIncoming }
+
+    /// The loop is about to block: whether it must run a post phase first — jobs are waiting, or the queue was closed
+    /// (the post phase is where a loop notices that) — because a post or a `stop()` from inside the loop's own phases
+    /// does not wake it. When it says `false` the queue has been told that the loop sleeps, so that the next post
+    /// wakes it: ask it only right before blocking.
+    package func mustRunPostsBeforeBlocking() -> Bool { posts.closed || !posts.prepareToSleep() }
+
+    /// Whether the idle phase is due: bodies are registered and nothing else is pending — no other immediate work
+    /// (`otherWork`: settle on a main-actor loop), no posts waiting, the queue not closing, no timer due at `now`.
+    ///
+    /// Costs one atomic load when no body is registered.
+    @inline(__always)
+    package func idlePhaseIsDue(
+        otherWork: @autoclosure () -> Bool,
+        nextDeadline: @autoclosure () -> LoopInstant?,
+        now: @autoclosure () -> LoopInstant
+    ) -> Bool {
+        guard idle.hasPending, !otherWork(), posts.batchIsDone, !posts.needsPostPhase else { return false }
+        if let next = nextDeadline(), next <= now() { return false }
+        return true
+    }
+
+    /// The idle phase: runs, through `run`, every body registered before the phase began, in registration order.
+    /// Returns how many ran. Bodies registered while the phase runs wait for the next idle phase; what the bodies
+    /// post, schedule or settle runs in the next iteration. Each body is timed into the flight recorder with its site.
+    package func runIdle(_ run: (IdleRegistration, _IdleBody) -> Void) -> Int {
+        var ran = 0
+        var timing: _WorkRun?
+        for registration in idle.takeAll() {
+            // Taken one at a time: a body may cancel one registered after it.
+            guard let body = idle.take(registration) else { continue }
+            if timing == nil { timing = recorder.beginRun(.idle) }
+            run(registration, body)
+            ran += 1
+            recorder.ran(&timing!, site: registration.site)
+        }
+        if timing != nil { recorder.endRun(&timing!) }
+        return ran
+    }
+
+    /// The loop is about to wait for I/O or time.
+    @inline(__always)
+    package func willWait() {
+        progress.enter(.waiting)
+        recorder.willWait()
+    }
+
+    /// The iteration is over.
+    @inline(__always)
+    package func endIteration() {
+        progress.endIteration()
+        recorder.endIteration()
+    }
+
+    // MARK: Draining
+
+    private func beginDraining(_ closing: _JobQueue.DrainDeadline?, now: () -> LoopInstant) {
+        switch closing {
+        case .at(let instant): drain = .until(instant)
+        case .afterShutdownBegins(let duration): drain = .until(now() + duration)
+        case nil: drain = .withoutDeadline
+        }
+    }
+
+    /// The drain deadline passed: releases every posted closure not yet run, in the batch and behind it (executor
+    /// jobs still run), and reports how many.
+    private func releaseAtDeadline() {
+        drain = .passed
+        let released = posts.releasePostsUnrun()
+        guard released > 0 else { return }
+        Self.logger.warning(
+            "Loop stopped at its drain deadline with posted work still waiting; released it unrun",
+            metadata: ["loop": "\(loopName)", "discarded": "\(released)"]
+        )
+        progress.didDiscard(released)
+        onDiscard?(released)
+    }
+
+    // MARK: Snapshots
+
+    /// The counters a snapshot reports, the same for every loop: `settleDeliveries` is the settle queue's (zero for
+    /// a loop without settle).
+    package func counters(settleDeliveries: Int = 0) -> LoopSnapshot.Counters {
+        LoopSnapshot.Counters(
+            iterations: progress.iterations,
+            postsRun: progress.postsRun,
+            postsRejected: posts.rejectedCount,
+            postsDiscarded: progress.discarded,
+            timersFired: progress.timersFired,
+            settleDeliveries: settleDeliveries
+        )
+    }
+
+    /// How many jobs wait for a post phase, the same rule for every loop: exact where the loop runs (a job that is
+    /// running is no longer waiting); from any other thread, as of the loop's last post phase (the jobs of the batch
+    /// a phase is running count until it ends: the loop publishes its progress per phase, not per job).
+    package func pendingPosts(onLoop: Bool) -> Int {
+        onLoop ? posts.pendingOnLoop : posts.pendingCount
+    }
+}

@@ -1,0 +1,129 @@
+/// The pending notifications of a loop's settle phase, bucketed by dependency height.
+///
+/// Must be used on the main actor (protected by the loop). See ``SettleNotification`` for the rules.
+@MainActor
+package final class _SettleQueue {
+    nonisolated init() {}
+
+    private struct Entry {
+        var notification: SettleNotification
+        var generation: UInt64
+    }
+
+    /// Entries of the current round by height. Heights are small (0 for sources, +1 per derived layer).
+    private var buckets: [[Entry]] = []
+    /// Requests made during a round at or below the height being delivered: they wait for the next round.
+    private var deferred: [Entry] = []
+    /// The height being delivered, or `nil` outside a round.
+    private var cursor: Int?
+    /// Entries in `buckets` and `deferred`, live or withdrawn.
+    private var entryCount = 0
+    /// The lowest height that may hold an entry.
+    private var lowestHeight = Int.max
+
+    /// How many notifications have been delivered so far (read by the loop's instrumentation).
+    private(set) var deliveries = 0
+
+    /// Whether anything is queued (a withdrawn entry counts until the loop passes it).
+    var hasPending: Bool { entryCount > 0 }
+
+    /// How many notifications wait for delivery (withdrawn ones not counted), for a snapshot.
+    ///
+    /// - Complexity: O(n) in the entries queued.
+    package var pendingCount: Int {
+        buckets.reduce(0) { $0 + $1.count(where: isLive) } + deferred.count(where: isLive)
+    }
+
+    /// Marks `notification` pending. Returns `false` when it already was.
+    package func request(_ notification: SettleNotification) -> Bool {
+        guard !notification.isPending else { return false }
+        if notification.height < 0 {
+            Diagnostics.report(
+                .negativeSettleHeight,
+                "A SettleNotification was requested with height \(notification.height); heights start at 0 (sources) and grow by one per derived layer. Delivering it at height 0."
+            )
+            notification.height = 0
+        }
+        notification.isPending = true
+        notification.generation &+= 1
+        let entry = Entry(notification: notification, generation: notification.generation)
+        entryCount += 1
+        if let cursor, notification.height <= cursor {
+            deferred.append(entry)
+        } else {
+            place(entry)
+        }
+        return true
+    }
+
+    /// Runs up to `rounds` rounds. Returns how many rounds ran.
+    @discardableResult
+    ///
+    /// - Parameter recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
+    package func settle(rounds: Int, recorder: LoopFlightRecorder? = nil) -> Int {
+        guard entryCount > 0, rounds > 0 else { return 0 }
+        var timing = recorder?.beginRun(.settle)
+        var ran = 0
+        while entryCount > 0 && ran < rounds {
+            runRound(recorder, &timing)
+            ran += 1
+        }
+        if timing != nil { recorder?.endRun(&timing!) }
+        return ran
+    }
+
+    /// Withdraws everything pending (used at shutdown). Returns how many live notifications were withdrawn.
+    package func removeAll() -> Int {
+        var live = 0
+        for entry in buckets.joined() where isLive(entry) {
+            entry.notification.cancel()
+            live += 1
+        }
+        for entry in deferred where isLive(entry) {
+            entry.notification.cancel()
+            live += 1
+        }
+        buckets = []
+        deferred = []
+        entryCount = 0
+        lowestHeight = .max
+        return live
+    }
+
+    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
+        var height = lowestHeight
+        lowestHeight = .max
+        while height < buckets.count {
+            cursor = height
+            if !buckets[height].isEmpty {
+                let batch = buckets[height]
+                buckets[height] = []
+                entryCount -= batch.count
+                for entry in batch where isLive(entry) {
+                    entry.notification.isPending = false
+                    deliveries &+= 1
+                    entry.notification.deliver()
+                    if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
+                }
+            }
+            height += 1
+        }
+        cursor = nil
+        let next = deferred
+        deferred = []
+        for entry in next { place(entry) }
+    }
+
+    private func place(_ entry: Entry) {
+        let height = entry.notification.height
+        if height >= buckets.count {
+            buckets.append(contentsOf: repeatElement([], count: height - buckets.count + 1))
+        }
+        buckets[height].append(entry)
+        lowestHeight = min(lowestHeight, height)
+    }
+
+    private func isLive(_ entry: Entry) -> Bool {
+        entry.notification.isPending && entry.notification.generation == entry.generation
+    }
+}
