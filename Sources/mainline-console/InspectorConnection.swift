@@ -36,7 +36,7 @@ final class InspectorConnection {
 
     /// The longest answer the console reads.
     static let maximumAnswerBytes = 256 << 20
-    /// How long an answer may take. The inspector answers on a thread of its own, even while a loop is stalled.
+    /// How long an answer may take. The inspector answers from a loop of its own, even while a loop it shows is stalled.
     static let answerTimeoutMilliseconds: Int32 = 10_000
 
     /// Connects to the inspector at `path`.
