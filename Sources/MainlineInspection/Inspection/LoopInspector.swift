@@ -40,8 +40,9 @@ import MainlineLoopCore
 public final class LoopInspector: Sendable {
     /// The path of the socket it serves on.
     public let socketPath: String
-    /// The loop the inspector serves on (named `inspector`), and what it serves; `loop` is stopped by ``stop()``.
-    private let loop: EventLoop
+    /// The loop the inspector serves on (named `inspector`); ``stop()`` stops it. The package's tests count its
+    /// libuv handles.
+    package let loop: EventLoop
     private let server: _Server
     /// Whether ``stop()`` has run. Protected by its lock.
     private let stopped = _Locked(false)

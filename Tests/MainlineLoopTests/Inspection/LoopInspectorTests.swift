@@ -169,6 +169,23 @@ struct LoopInspectorTests {
         #expect(throws: InspectorTestClient.Failure.self) { try InspectorTestClient(path: path) }
     }
 
+    @Test func theInspectorServesFromItsOwnLoopAndStoppingClosesEveryHandleItOpenedThere() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
+        let clients = try (0..<3).map { _ in try InspectorTestClient(path: path) }
+        for client in clients { #expect(try client.ask("snapshot")["schema"] == .int(1)) }
+        // The listener's poll handle and one per client, on the inspector's loop.
+        let live = _UVResources.live(of: inspector.loop)
+        #expect(live.handles == 1 + clients.count, "\(live)")
+
+        inspector.stop()
+
+        #expect(_UVResources.live(of: inspector.loop) == _UVResources.Counts(), "every handle closed and freed")
+        #expect(inspector.loop.loopCloseResult == 0, "libuv closed the loop: no handle of the inspector's was open")
+        withExtendedLifetime(clients) {}
+    }
+
     @Test func releasingTheInspectorStopsIt() throws {
         let folder = TemporaryFolder()
         let path = folder.file("i.sock")
