@@ -6,6 +6,11 @@
 
 import PackageDescription
 
+// A file sees the members of the modules it imports, not of theirs: the inspector's schema brings Foundation's JSON
+// coders, and with them the standard `Synchronization`, whose `Int.AtomicRepresentation` would otherwise be ambiguous
+// beside swift-atomics' in the targets that use both.
+let onlyDirectImportsMembers: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Mainline",
     products: [
@@ -65,20 +70,26 @@ let package = Package(
         ),
         // The libdispatch main-queue SPI (what CoreFoundation's run loop uses on Linux) and a thread-id helper.
         .target(name: "CMainlineShims"),
+        // The inspector's documents as `Codable` types, and the one JSON coder for them: the inspector encodes them,
+        // `mainline-console` decodes them. Foundation (its JSON coders) and nothing else.
+        .target(name: "MainlineInspectorSchema"),
         // Capturing another thread's stack and naming its frames: the stall watchdog's backtraces (MainlineInspection).
         .target(name: "CMainlineBacktrace"),
         // The scheduling core, without libuv: contracts, clock, timers, settle, the job queue, the scheduler, the flight
-        // recorder, snapshots, misuse diagnostics and metrics. `TestLoop` runs on it alone.
+        // recorder, snapshots, misuse diagnostics and metrics. `TestLoop` runs on it alone. The recorder describes
+        // itself to an inspector in the schema's types.
         .target(
             name: "MainlineLoopCore",
             dependencies: [
                 "CMainlineShims",
+                "MainlineInspectorSchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // The loop's "carry the service context" switch, read on every post, and the inspection registry.
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: onlyDirectImportsMembers
         ),
         // The libuv loops on the core: the engine, `MainLoop`, `EventLoop` (re-exports MainlineLoopCore).
         .target(
@@ -87,35 +98,47 @@ let package = Package(
                 "MainlineLoopCore",
                 "CLibUV",
                 "CMainlineShims",
+                "MainlineInspectorSchema",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // An EventLoop's snapshot counters (read from other threads without a lock on the loop's hot path).
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]
+            ],
+            swiftSettings: onlyDirectImportsMembers
         ),
         // Observability on top of the loops: the inspector's socket, the stall watchdog and its backtraces.
         .target(
             name: "MainlineInspection",
             dependencies: [
-                "MainlineLoop", "MainlineLoopCore", "CMainlineBacktrace", "CMainlineShims",
+                "MainlineLoop", "MainlineLoopCore", "MainlineInspectorSchema", "CLibUV", "CMainlineBacktrace",
+                "CMainlineShims",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .target(
             name: "MainlineEvents",
-            dependencies: ["MainlineLoop", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: [
+                "MainlineLoop", "MainlineInspectorSchema", .product(name: "Atomics", package: "swift-atomics"),
+            ],
+            swiftSettings: onlyDirectImportsMembers
         ),
         .target(
             name: "MainlineObservables",
             dependencies: ["MainlineLoop", "MainlineEvents"]
         ),
-        .target(name: "MainlineViewModels", dependencies: ["MainlineLoop", "MainlineObservables"]),
+        .target(
+            name: "MainlineViewModels",
+            dependencies: ["MainlineLoop", "MainlineObservables", "MainlineInspectorSchema"]
+        ),
         .target(
             name: "MainlineCoordinators",
             // MainlineEvents: `DataCache` ends the `values` it handed out (`_WakeupsOwner`) when it goes.
-            dependencies: ["MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels"]
+            dependencies: [
+                "MainlineEvents", "MainlineLoop", "MainlineObservables", "MainlineViewModels",
+                "MainlineInspectorSchema",
+            ]
         ),
         .target(name: "MainlineBindings", dependencies: ["MainlineLoop", "MainlineEvents", "MainlineObservables"]),
         // The scheduling core only (DESIGN.md §5): `TestLoop` links no libuv. Test doubles of a layer above live beside
@@ -158,9 +181,9 @@ let package = Package(
             ]
         ),
 
-        // The inspector's client: Foundation only (its JSON and terminal), so it reads any process's inspector, of
-        // whatever Mainline version serves schema 1.
-        .executableTarget(name: "mainline-console"),
+        // The inspector's client: Foundation and the schema's types only (no loop), so it reads any process's
+        // inspector, of whatever Mainline version serves schema 1.
+        .executableTarget(name: "mainline-console", dependencies: ["MainlineInspectorSchema"]),
 
         // Owner mode needs the process main thread, which the test runner owns: the tests launch this
         // program as a subprocess and assert on what it reports.
@@ -176,7 +199,8 @@ let package = Package(
             // child process, and the inspector's tests the console as another user.
             dependencies: [
                 "MainlineLoopCore", "MainlineLoop", "MainlineInspection", "MainlineEvents", "MainlineTesting",
-                "_MainlineTestSupport", "CMainlineShims", "mainline-owner-probe", "mainline-console",
+                "_MainlineTestSupport", "CMainlineShims", "MainlineInspectorSchema", "mainline-owner-probe",
+                "mainline-console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -228,7 +252,10 @@ let package = Package(
         // tests serve (MainlineLoop) for its modes and exit statuses.
         .testTarget(
             name: "MainlineConsoleTests",
-            dependencies: ["mainline-console", "MainlineLoop", "MainlineInspection", "_MainlineTestSupport"]
+            dependencies: [
+                "mainline-console", "MainlineLoop", "MainlineInspection", "MainlineInspectorSchema",
+                "_MainlineTestSupport",
+            ]
         ),
         .testTarget(
             name: "MainlineServiceLifecycleTests",
@@ -255,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "MainlineEventsTests",
             dependencies: [
-                "MainlineEvents", "MainlineLoop", "MainlineTesting", "CMainlineShims",
+                "MainlineEvents", "MainlineLoop", "MainlineTesting", "CMainlineShims", "MainlineInspectorSchema",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
@@ -278,13 +305,14 @@ let package = Package(
             name: "MainlineViewModelsTests",
             dependencies: [
                 "MainlineViewModels", "MainlineObservables", "MainlineEvents", "MainlineLoop", "MainlineTesting",
-                "CMainlineShims",
+                "CMainlineShims", "MainlineInspectorSchema",
             ]
         ),
         .testTarget(
             name: "MainlineCoordinatorsTests",
             dependencies: [
                 "MainlineCoordinators", "MainlineViewModels", "MainlineObservables", "MainlineLoop", "MainlineTesting",
+                "MainlineInspectorSchema",
             ]
         ),
         .testTarget(

@@ -9,7 +9,8 @@
 import Foundation
 
 let systemModules: Set<String> = [
-    "Foundation", "Glibc", "Musl", "Dispatch", "Testing", "Observation", "XCTest", "Synchronization",
+    "Foundation", "FoundationEssentials", "Glibc", "Musl", "Dispatch", "CDispatch", "Testing", "Observation", "XCTest",
+    "Synchronization",
 ]
 // Products whose modules are named otherwise: swift-distributed-tracing's Instrumentation brings ServiceContextModule.
 let productModules: [String: Set<String>] = ["Instrumentation": ["Instrumentation", "ServiceContextModule"]]

@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 
 /// The console's modes, from a command line to an exit status.
 enum Console {
@@ -17,23 +18,27 @@ enum Console {
                 print(ConsoleOptions.usage)
                 return 0
             case .once(let json):
-                let answer = try InspectorConnection(path: options.socketPath).ask("snapshot")
+                let answer = try InspectorConnection(path: options.socketPath).ask(
+                    "snapshot",
+                    as: InspectorSnapshot.self
+                )
                 if json {
                     print(answer.line)
                 } else {
-                    printAllViews(InspectorSnapshot(answer.document))
+                    printAllViews(answer.document)
                 }
                 return 0
             case .dump(let file):
-                let answer = try InspectorConnection(path: options.socketPath).ask("recorder")
+                let answer = try InspectorConnection(path: options.socketPath)
+                    .ask("recorder", as: InspectorRecorderDocument.self)
                 do {
                     try Data((answer.line + "\n").utf8).write(to: URL(fileURLWithPath: file))
                 } catch {
                     printError("cannot write the recorders to \(file): \(error.localizedDescription)")
                     return 1
                 }
-                let loops = answer.document.objects("loops")
-                let events = loops.reduce(0) { $0 + $1.objects("events").count }
+                let loops = answer.document.loops
+                let events = loops.reduce(0) { $0 + $1.events.count }
                 print(
                     "mainline-console: wrote the flight recorders of \(loops.count) loops (\(events) events) to \(file)"
                 )

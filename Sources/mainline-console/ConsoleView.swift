@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 /// The console's views, each on a number key and a letter.
 enum ConsoleView: Int, CaseIterable {
     case overview = 1

@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 
 #if canImport(Glibc)
 import Glibc
@@ -35,7 +36,7 @@ final class InspectorConnection {
 
     /// The longest answer the console reads.
     static let maximumAnswerBytes = 256 << 20
-    /// How long an answer may take. The inspector answers on a thread of its own, even while a loop is stalled.
+    /// How long an answer may take. The inspector answers from a loop of its own, even while a loop it shows is stalled.
     static let answerTimeoutMilliseconds: Int32 = 10_000
 
     /// Connects to the inspector at `path`.
@@ -75,43 +76,52 @@ final class InspectorConnection {
     /// then, and its failure is the one thrown.
     ///
     /// - Throws: ``Failure``, of the new connection.
-    static func ask(
+    static func ask<Document: Decodable>(
         _ request: String,
+        as type: Document.Type,
         path: String,
         reusing connection: inout InspectorConnection?
-    ) throws(Failure) -> (line: String, document: [String: Any]) {
+    ) throws(Failure) -> (line: String, document: Document) {
         if let kept = connection {
-            if let answer = try? kept.ask(request) { return answer }
+            if let answer = try? kept.ask(request, as: type) { return answer }
             connection = nil
         }
         let fresh = try InspectorConnection(path: path)
-        let answer = try fresh.ask(request)
+        let answer = try fresh.ask(request, as: type)
         connection = fresh
         return answer
     }
 
     /// Asks for `request` (`snapshot` or `recorder`) and returns the answer line, checked to be a document of the
-    /// inspector's and not an error.
+    /// inspector's and not an error, and the document decoded from it as `type` (with the schema's types and coder,
+    /// as the inspector encoded it).
     ///
     /// - Returns: The line, exactly as the inspector sent it (without its line break), and the document read from it.
     /// - Throws: ``Failure``: an error line from the inspector (``Failure/refused(path:error:)``), or an answer that
     ///   is missing, cut off or not a JSON object with a `schema` number.
-    func ask(_ request: String) throws(Failure) -> (line: String, document: [String: Any]) {
-        let message = Array("{\"request\":\"\(request)\"}\n".utf8)
+    func ask<Document: Decodable>(
+        _ request: String,
+        as type: Document.Type
+    ) throws(Failure) -> (line: String, document: Document) {
+        // The request is a document of the schema too, encoded by its coder (it always encodes: one string).
+        let requestLine = (try? InspectorJSON.line(InspectorRequest(request: request))) ?? ""
+        let message = Array((requestLine + "\n").utf8)
         // A refused client may find the connection closed already: its refusal is still there to read.
         _ = message.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         let line = try readLine()
-        guard let data = line.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data),
-            let document = object as? [String: Any]
-        else {
+        // Every answer has the error line's two keys, `schema` always and `error` when it is one.
+        guard let header = try? InspectorJSON.decode(InspectorErrorLine.self, from: line.utf8) else {
             throw .badAnswer(path: path, reason: "not a JSON object: \(line.prefix(120))")
         }
-        if let error = document["error"] as? String { throw .refused(path: path, error: error) }
-        guard document["schema"] is NSNumber else {
+        if let error = header.error { throw .refused(path: path, error: error) }
+        guard header.schema != nil else {
             throw .badAnswer(path: path, reason: "the document has no \"schema\" number")
         }
-        return (line, document)
+        do {
+            return (line, try InspectorJSON.decode(type, from: line.utf8))
+        } catch {
+            throw .badAnswer(path: path, reason: InspectorJSON.reason(error))
+        }
     }
 
     /// Reads up to the next line break.

@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 /// Iterations per second of each loop, from two successive snapshots: the difference of their `iterations` over the
 /// difference of their `uptimeSeconds` (the process's clock, so the console's own pauses do not count).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ final class LiveConsole {
         self.path = path
         self.intervalMilliseconds = intervalMilliseconds
         let connection = try InspectorConnection(path: path)
-        snapshot = InspectorSnapshot(try connection.ask("snapshot").document)
+        snapshot = try connection.ask("snapshot", as: InspectorSnapshot.self).document
         self.connection = connection
         rates.add(snapshot, fallbackTime: 0)
     }
@@ -89,9 +90,12 @@ final class LiveConsole {
 
     private func refresh() {
         do throws(InspectorConnection.Failure) {
-            snapshot = InspectorSnapshot(
-                try InspectorConnection.ask("snapshot", path: path, reusing: &connection).document
-            )
+            snapshot = try InspectorConnection.ask(
+                "snapshot",
+                as: InspectorSnapshot.self,
+                path: path,
+                reusing: &connection
+            ).document
             rates.add(snapshot, fallbackTime: Self.now())
             problem = nil
         } catch {

@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 /// The mailboxes the process made since its inspector started: how full each is and what it dropped.
 enum MailboxesView {
     static func lines(_ snapshot: InspectorSnapshot) -> [String] {

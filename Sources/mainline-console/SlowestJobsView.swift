@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 /// The slowest recent jobs of every loop, by site: how often each site was slow, its slowest and its latest.
 enum SlowestJobsView {
     static func lines(_ snapshot: InspectorSnapshot) -> [String] {
@@ -16,7 +18,7 @@ enum SlowestJobsView {
                 let origin = Formatting.origin(site: job.site, label: job.label)
                 let key = loop.identity + "|" + origin
                 if sites[key] == nil {
-                    sites[key] = Site(loop: loop.name, origin: origin, kind: job.kind ?? "-")
+                    sites[key] = Site(loop: loop.name ?? "?", origin: origin, kind: job.kind ?? "-")
                     order.append(key)
                 }
                 sites[key]!.count += 1

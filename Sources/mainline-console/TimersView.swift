@@ -1,8 +1,10 @@
+import MainlineInspectorSchema
+
 /// Every loop's pending timers, soonest first.
 enum TimersView {
     static func lines(_ snapshot: InspectorSnapshot) -> [String] {
         let rows = snapshot.loops.flatMap { loop in
-            loop.timers.map { (loop: loop.name, timer: $0) }
+            (loop.timers ?? []).map { (loop: loop.name ?? "?", timer: $0) }
         }.sorted { ($0.timer.dueInMs ?? .infinity) < ($1.timer.dueInMs ?? .infinity) }
         guard !rows.isEmpty else { return ["no timers pending"] }
         return Formatting.table(

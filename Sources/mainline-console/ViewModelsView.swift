@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 /// The view models and their lifecycle states, then the coordinators and containers with their stacks.
 enum ViewModelsView {
     /// At most this many view models are listed one by one; the counts by state cover all of them.
@@ -15,7 +17,9 @@ enum ViewModelsView {
             lines.append(
                 contentsOf: Formatting.table(
                     ["TYPE", "STATE", "ID"],
-                    snapshot.viewModels.prefix(listed).map { [$0.type, $0.state ?? "-", Formatting.integer($0.id)] }
+                    snapshot.viewModels.prefix(listed).map {
+                        [$0.type ?? "?", $0.state ?? "-", Formatting.integer($0.id)]
+                    }
                 )
             )
             if snapshot.viewModels.count > listed { lines.append("… and \(snapshot.viewModels.count - listed) more") }
@@ -29,7 +33,7 @@ enum ViewModelsView {
                 contentsOf: Formatting.table(
                     ["TYPE", "STATE", "ID", "STACK"],
                     snapshot.coordinators.map {
-                        [$0.type, $0.state ?? "-", Formatting.integer($0.id), $0.stack.joined(separator: " > ")]
+                        [$0.type ?? "?", $0.state ?? "-", Formatting.integer($0.id), $0.stack.joined(separator: " > ")]
                     }
                 )
             )

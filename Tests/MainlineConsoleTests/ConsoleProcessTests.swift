@@ -1,5 +1,6 @@
 import Foundation
 import MainlineInspection
+import MainlineInspectorSchema
 import MainlineLoop
 import Testing
 import _MainlineTestSupport
@@ -30,18 +31,26 @@ struct ConsoleProcessTests {
                 registry: registry,
                 limits: .keepingSilentClients
             )
-            let document = try _InspectionValue(parsing: Array(SnapshotFixtures.snapshot().utf8))
-            let recorder = try _InspectionValue(parsing: Array(SnapshotFixtures.recorder.utf8))
+            let document = try InspectorJSON.decode(InspectorSnapshot.self, from: SnapshotFixtures.snapshot().utf8)
+            let recorder = try InspectorJSON.decode(
+                InspectorRecorderDocument.self,
+                from: SnapshotFixtures.recorder.utf8
+            )
             var objects: [Described] = []
-            for category in _InspectionRegistry.Category.allCases {
-                for value in document[category.rawValue]?.arrayValue ?? [] {
+            let registry = self.registry
+            func register(_ values: [some Sendable], in category: _InspectionRegistry.Category) {
+                for value in values {
                     let object = Described()
-                    registry.register(object, in: category) { detail in
-                        detail == .recorder ? recorder["loops"]?.arrayValue?.first : value
+                    registry.register(object, in: category) { detail -> (any Sendable)? in
+                        detail == .recorder ? recorder.loops.first : value
                     }
                     objects.append(object)
                 }
             }
+            register(document.loops, in: .loops)
+            register(document.mailboxes, in: .mailboxes)
+            register(document.viewModels, in: .viewModels)
+            register(document.coordinators, in: .coordinators)
             self.objects = objects
         }
 
@@ -55,13 +64,6 @@ struct ConsoleProcessTests {
         try await ChildProcess.run(try ChildProcess.builtProduct("mainline-console"), arguments)
     }
 
-    /// `document` without the field that changes from one answer to the next.
-    static func withoutUptime(_ document: Any?) -> NSDictionary? {
-        guard var object = document as? [String: Any] else { return nil }
-        object["uptimeSeconds"] = nil
-        return object as NSDictionary
-    }
-
     @Test func onceJSONPrintsTheInspectorsDocumentOnOneLineAndExitsZero() async throws {
         let served = try Served()
         let result = try await Self.console(["--once", "--json", served.path])
@@ -71,15 +73,16 @@ struct ConsoleProcessTests {
         #expect(result.standardOutput.hasSuffix("\n"))
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 1)
-        let printed = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        var printed = try InspectorJSON.decode(InspectorSnapshot.self, from: result.standardOutput.utf8.dropLast())
         // What the inspector serves: the registered objects' descriptions, under this process's header.
-        var expected = try #require(
-            try JSONSerialization.jsonObject(with: Data(SnapshotFixtures.snapshot().utf8)) as? [String: Any]
-        )
-        expected["pid"] = Int(getpid())
-        expected["process"] = CommandLine.arguments[0].split(separator: "/").last.map(String.init)
-        #expect(Self.withoutUptime(printed) == Self.withoutUptime(expected))
-        #expect((printed as? [String: Any])?["uptimeSeconds"] is Double)
+        var expected = try InspectorJSON.decode(InspectorSnapshot.self, from: SnapshotFixtures.snapshot().utf8)
+        expected.pid = Int(getpid())
+        expected.process = CommandLine.arguments[0].split(separator: "/").last.map(String.init)
+        #expect(printed.uptimeSeconds != nil)
+        // The field that changes from one answer to the next.
+        printed.uptimeSeconds = nil
+        expected.uptimeSeconds = nil
+        #expect(printed == expected)
     }
 
     @Test func onceWithoutJSONPrintsEveryViewAsText() async throws {
@@ -111,11 +114,10 @@ struct ConsoleProcessTests {
             result.standardOutput == "mainline-console: wrote the flight recorders of 1 loops (2 events) to \(file)\n"
         )
         let written = try #require(FileManager.default.contents(atPath: file))
-        let document = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
-        #expect(document["schema"] as? Int == 1)
-        let loops = try #require(document["loops"] as? [[String: Any]])
-        #expect(loops.first?["name"] as? String == "main")
-        #expect((loops.first?["events"] as? [Any])?.count == 2)
+        let document = try InspectorJSON.decode(InspectorRecorderDocument.self, from: written.dropLast())
+        #expect(document.schema == 1)
+        #expect(document.loops.first?.name == "main")
+        #expect(document.loops.first?.events.count == 2)
         #expect(written.last == UInt8(ascii: "\n"))
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import MainlineInspection
+import MainlineInspectorSchema
 import MainlineLoop
 import Testing
 import _MainlineTestSupport
@@ -73,9 +74,7 @@ struct ConsoleStallsProcessTests {
         let longest = lines.map(\.count).max() ?? 0
         #expect(longest < 1_000, "a line of \(longest) characters")
 
-        let document = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
-        let loops = document?["loops"] as? [[String: Any]]
-        let stalls = loops?.first?["stalls"] as? [[String: Any]]
-        #expect(stalls?.map { ($0["backtrace"] as? [Any])?.count ?? 0 } == frames)
+        let document = try InspectorJSON.decode(InspectorSnapshot.self, from: json.standardOutput.utf8.dropLast())
+        #expect(document.loops.first?.stalls.map(\.backtrace.count) == frames)
     }
 }

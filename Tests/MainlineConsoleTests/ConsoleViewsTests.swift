@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 import Testing
 
 @testable import mainline_console
@@ -8,8 +9,7 @@ import Testing
 @Suite("mainline-console views")
 struct ConsoleViewsTests {
     static func snapshot(_ json: String) throws -> InspectorSnapshot {
-        let object = try JSONSerialization.jsonObject(with: Data(json.utf8))
-        return InspectorSnapshot(try #require(object as? [String: Any]))
+        try InspectorJSON.decode(InspectorSnapshot.self, from: json.utf8)
     }
 
     @Test func theOverviewShowsEachLoopsCountersRunningJobLastStallAndDelayHistogram() throws {
@@ -34,12 +34,14 @@ struct ConsoleViewsTests {
     }
 
     @Test func theHistogramLeavesOutTheEmptyBucketsAboveAndBelowButNotBetween() {
-        let delay = LoopSummary.Delay([
-            "buckets": [
-                ["upToMs": 0.001, "count": 0], ["upToMs": 0.002, "count": 4], ["upToMs": 0.004, "count": 0],
-                ["upToMs": 0.008, "count": 2], ["upToMs": 0.016, "count": 0], ["count": 0],
-            ]
-        ])
+        let buckets = [(0.001, 0), (0.002, 4), (0.004, 0), (0.008, 2), (0.016, 0), (nil, 0)]
+        let delay = LoopSummary.Delay(
+            p50Ms: nil,
+            p99Ms: nil,
+            maxMs: nil,
+            samples: nil,
+            buckets: buckets.map { LoopSummary.Bucket(upToMs: $0.0, count: $0.1) }
+        )
         #expect(
             OverviewView.histogram(delay) == [
                 "    <= 0.002 ms |########################################| 4",
@@ -47,7 +49,14 @@ struct ConsoleViewsTests {
                 "    <= 0.008 ms |####################                    | 2",
             ]
         )
-        #expect(OverviewView.histogram(LoopSummary.Delay(["buckets": [["count": 0]]])) == [])
+        let empty = LoopSummary.Delay(
+            p50Ms: nil,
+            p99Ms: nil,
+            maxMs: nil,
+            samples: nil,
+            buckets: [.init(upToMs: nil, count: 0)]
+        )
+        #expect(OverviewView.histogram(empty) == [])
     }
 
     @Test func iterationsPerSecondNeedTwoSamplesOfTheSameLoop() throws {
@@ -199,7 +208,7 @@ struct ConsoleViewsTests {
             #"{"schema":1,"loops":[{"name":"io","iterations":"many","delay":{"buckets":[{"count":2}]}},{}],"mailboxes":[{}],"viewModels":[{"state":5}],"future":{"x":1}}"#
         )
         let rates = IterationRates()
-        #expect(sparse.loops.map(\.name) == ["io", "?"])
+        #expect(sparse.loops.map { $0.name ?? "?" } == ["io", "?"])
         let overview = OverviewView.lines(sparse, rates: rates)
         #expect(overview.contains("loop io  ?  "))
         #expect(overview.contains("  iterations -  …/s  busy -%"))

@@ -1,5 +1,6 @@
 import Foundation
 import MainlineInspection
+import MainlineInspectorSchema
 import MainlineLoop
 import Testing
 import _MainlineTestSupport
@@ -20,7 +21,10 @@ struct InspectorConnectionTests {
         defer { inspector.stop() }
 
         var connection: InspectorConnection?
-        #expect(try InspectorConnection.ask("snapshot", path: path, reusing: &connection).document["schema"] != nil)
+        #expect(
+            try InspectorConnection.ask("snapshot", as: InspectorSnapshot.self, path: path, reusing: &connection)
+                .document.schema == 1
+        )
         let first = try #require(connection)
         // The refresh after a pause: wait until the inspector has closed the first connection (its end hangs up).
         if let waited = waitUntilHungUp(first.descriptor) {
@@ -28,8 +32,13 @@ struct InspectorConnectionTests {
             return
         }
 
-        let answer = try InspectorConnection.ask("snapshot", path: path, reusing: &connection)
-        #expect(answer.document["schema"] as? Int == 1)
+        let answer = try InspectorConnection.ask(
+            "snapshot",
+            as: InspectorSnapshot.self,
+            path: path,
+            reusing: &connection
+        )
+        #expect(answer.document.schema == 1)
         #expect(connection != nil && connection !== first, "a new connection answered, and is kept")
     }
 }

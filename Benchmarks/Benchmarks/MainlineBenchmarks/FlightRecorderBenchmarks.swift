@@ -7,7 +7,7 @@ import MainlineLoop
 /// runs) and off (`LoopFlightRecorder.Settings.isRecording`, which exists to measure this), side by side in one run —
 /// post throughput on a `MainLoop` held in a local and on an `EventLoop` (1,000,000 posts from one producer, then wait
 /// for the last job), allocations per 1,000 posts, the hand-off to an awake `MainLoop`, and fan-out. The
-/// `Benchmarks/README.md` section "The flight recorder (issue 27)" has the figures.
+/// `Benchmarks/HISTORY.md` section "The flight recorder (issue 27)" has the figures.
 func registerFlightRecorderBenchmarks() {
     for recording in [true, false] {
         let state = recording ? "on" : "off"

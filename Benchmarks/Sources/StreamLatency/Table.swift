@@ -1,6 +1,6 @@
 import StreamWire
 
-/// The printed tables of one invocation: Markdown, so they paste into `Benchmarks/README.md` as they are.
+/// The printed tables of one invocation: Markdown, so they paste into `Benchmarks/HISTORY.md` as they are.
 enum Table {
     /// Milliseconds with two decimals.
     static func ms(_ nanoseconds: Int64) -> String {

@@ -39,7 +39,7 @@ public final class ModalSlot {
         if subject.value != nil { dismissModal() }
         self.style = style
         subject.value = screen
-        inspection?.update([screen], details: [("style", .string(style.rawValue))])
+        inspection?.update([screen], details: _ScreensMirror.Details(style: style.rawValue))
     }
 
     /// Dismisses the modal, if any, and calls ``onModalDismiss`` with it.
@@ -50,7 +50,7 @@ public final class ModalSlot {
         guard let dismissed = subject.value else { return false }
         subject.value = nil
         style = nil
-        inspection?.update([], details: [("style", .null)])
+        inspection?.update([])
         onModalDismiss?(dismissed)
         return true
     }

@@ -67,6 +67,6 @@ public final class Tabs {
     }
 
     private func updateInspection() {
-        inspection?.update(tabsSubject.value, details: [("selected", .nullable(selectedSubject.value?.name))])
+        inspection?.update(tabsSubject.value, details: _ScreensMirror.Details(selected: selectedSubject.value?.name))
     }
 }

@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoop
 
 /// What a ``Coordinator`` shows an inspector (`LoopInspector`): its type, whether it runs, its parent, where it
@@ -84,8 +85,9 @@ final class _CoordinatorMirror: @unchecked Sendable {
         var children: [_CoordinatorMirror]
     }
 
-    /// `{"type":…,"id":…,"state":…,"parent":…,"parentType":…,"presentation":…,"stack":[…]}`.
-    var description: _InspectionValue {
+    /// The coordinator's entry of the snapshot document: `type`, `id`, `state`, `parent`, `parentType`,
+    /// `presentation`, `stack`.
+    var description: CoordinatorSummary {
         let copy = lock.withLock {
             Copy(
                 type: type,
@@ -99,19 +101,22 @@ final class _CoordinatorMirror: @unchecked Sendable {
             )
         }
         // Each lock alone, never one inside another: the container's, then each child's.
-        var stack: [_InspectionValue] = []
+        var stack: [String] = []
         if let identity = copy.identity, let container = copy.container {
-            stack += container.screens(ownedBy: identity).map { .string($0) }
+            stack += container.screens(ownedBy: identity)
         }
         for child in copy.children {
             let (type, state) = child.lock.withLock { (child.type, child.state) }
-            if state == "running" { stack.append(.string("\(type) (child)")) }
+            if state == "running" { stack.append("\(type) (child)") }
         }
-        let parent: _InspectionValue = copy.parentID.map { .int($0) } ?? .null
-        return .object([
-            ("type", .string(copy.type)), ("id", .int(id)), ("state", .string(copy.state)), ("parent", parent),
-            ("parentType", .nullable(copy.parentType)), ("presentation", .nullable(copy.presentation)),
-            ("stack", .array(stack)),
-        ])
+        return CoordinatorSummary(
+            type: copy.type,
+            id: id,
+            state: copy.state,
+            parent: copy.parentID,
+            parentType: copy.parentType,
+            presentation: copy.presentation,
+            stack: stack
+        )
     }
 }

@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoop
 
 /// What a container of screens (``NavigationStack``, ``ModalSlot``, ``Tabs``) shows an inspector (`LoopInspector`):
@@ -26,7 +27,17 @@ final class _ScreensMirror: @unchecked Sendable {
     let id: Int
     private let lock = _Lock()
     private var screens: [Entry] = []
-    private var details: [(String, _InspectionValue)] = []
+    private var details = Details()
+
+    /// What a container shows beside its screens: a modal slot's `style`, tabs' `selected`.
+    ///
+    /// `Details` is a value type; all operations on it are thread-safe.
+    struct Details: Sendable {
+        /// A modal slot's presentation style, while it presents.
+        var style: String?
+        /// The selected tab's name.
+        var selected: String?
+    }
 
     private init(type: String, id: Int) {
         self.type = type
@@ -48,7 +59,7 @@ final class _ScreensMirror: @unchecked Sendable {
     /// Copies `screens` (and the container's `details`, such as the selected tab). On the main actor, where screens
     /// live.
     @MainActor
-    func update(_ screens: [Screen], details: [(String, _InspectionValue)] = []) {
+    func update(_ screens: [Screen], details: Details = Details()) {
         let entries = screens.map { screen in
             Entry(
                 name: screen.name,
@@ -67,14 +78,16 @@ final class _ScreensMirror: @unchecked Sendable {
         lock.withLock { screens.filter { $0.owner == owner }.map(\.name) }
     }
 
-    /// `{"type":…,"id":…,"state":null,"stack":[…],…details}`.
-    var description: _InspectionValue {
+    /// The container's entry of the snapshot document: `type`, `id`, `state` (`null`), `stack`, and its details.
+    var description: CoordinatorSummary {
         let (screens, details) = lock.withLock { (self.screens, self.details) }
-        return .object(
-            [
-                ("type", .string(type)), ("id", .int(id)), ("state", .null),
-                ("stack", .array(screens.map { .string($0.text) })),
-            ] + details
+        return CoordinatorSummary(
+            type: type,
+            id: id,
+            state: nil,
+            stack: screens.map(\.text),
+            style: details.style,
+            selected: details.selected
         )
     }
 }

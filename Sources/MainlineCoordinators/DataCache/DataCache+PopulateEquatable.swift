@@ -70,8 +70,7 @@ extension DataCache {
     /// Must be called on the main actor.
     ///
     /// This overload exists so that such elements are not ambiguous between the merge by id and the merge by
-    /// equality: they merge by id, as before the merge by equality was added, and as in FuturedKit's current
-    /// DataCache (which requires `Identifiable & Equatable`).
+    /// equality: they merge by id, as in FuturedKit's DataCache (which requires `Identifiable & Equatable`).
     ///
     /// - Parameters:
     ///   - keyPath: The collection.

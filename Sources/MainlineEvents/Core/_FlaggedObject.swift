@@ -6,7 +6,7 @@ import Atomics
 /// the main actor).
 ///
 /// `ManagedAtomic` is an object of its own, so a flag kept in one costs a second pointer to follow on every read
-/// (+1.5 ns per pending `LazySimpleEvent` trigger, Benchmarks/README.md); this keeps the flag beside the header, as
+/// (+1.5 ns per pending `LazySimpleEvent` trigger, Benchmarks/HISTORY.md); this keeps the flag beside the header, as
 /// an `Atomic` stored property would, with swift-atomics (the package does not use `Synchronization`).
 /// It backs the lazy events' trigger (the flag: "pending"). An observer list's entries keep their flag in a
 /// `ManagedAtomic` instead: their observer must sit in a `let` of a plain class (see ``_ObserverEntry``).

@@ -38,7 +38,7 @@ package final class _ObserverList<Observer> {
     @usableFromInline package typealias Entry = _ObserverEntry<Observer>
 
     // Unchecked exclusivity: main-actor state; no access spans a call out (rounds index `entries` afresh for every
-    // slot). The dynamic checks were a fifth of a one-observer notification's cost (Benchmarks/README.md, fan-out).
+    // slot). The dynamic checks were a fifth of a one-observer notification's cost (Benchmarks/HISTORY.md, fan-out).
     /// The slots, in the order observers were added; `nil` is a tombstone. Protected by the main actor.
     @exclusivity(unchecked) @usableFromInline var entries: ContiguousArray<Entry?> = []
     /// How many slots of `entries` are tombstones. Protected by the main actor.

@@ -24,7 +24,7 @@ import MainlineLoop
 public final class SimpleEvent: SimpleEventObservable {
     private let observers = _EventObservers(owner: "SimpleEvent")
     // Unchecked exclusivity: main-actor state that no access holds across a call out; the dynamic checks were a
-    // measurable part of a synchronous notification (Benchmarks/README.md, fan-out).
+    // measurable part of a synchronous notification (Benchmarks/HISTORY.md, fan-out).
     /// Marked by a trigger, cleared when the observers are notified.
     @exclusivity(unchecked) private var isTriggered = false
     /// The depth of nested `coalescingNotifications` blocks.

@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoop
 
 // What a mailbox shows an inspector (`LoopInspector`): its counts, read under the store's lock on the inspector's
@@ -19,16 +20,22 @@ extension _MailboxStore {
         guard registry.isActive else { return }
         // The store, not the mailbox, is the entry: it is what the describer reads, and it is `Sendable`, so the
         // inspector's thread may hold it for a moment.
-        registry.register(self, in: .mailboxes) { [weak self] _ in
+        registry.register(self, in: .mailboxes) { [weak self] _ -> MailboxSummary? in
             guard let self else { return nil }
             let counts = snapshot
-            return .object([
-                ("name", .nullable(name)), ("kind", .string(kind)), ("depth", .int(counts.pending)),
-                ("capacity", capacity.map { .int($0) } ?? .null), ("dropped", .int(counts.dropped)),
-                ("coalesced", .int(replaces ? counts.dropped : 0)), ("accepted", .int(counts.accepted)),
-                ("rejected", .int(counts.rejected)), ("delivered", .int(counts.delivered)),
-                ("waiting", .int(counts.waiting)), ("overflow", .nullable(overflow)),
-            ])
+            return MailboxSummary(
+                name: name,
+                kind: kind,
+                depth: counts.pending,
+                capacity: capacity,
+                dropped: counts.dropped,
+                coalesced: replaces ? counts.dropped : 0,
+                accepted: counts.accepted,
+                rejected: counts.rejected,
+                delivered: counts.delivered,
+                waiting: counts.waiting,
+                overflow: overflow
+            )
         }
     }
 }

@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoop
 import MainlineLoopCore
 
@@ -8,14 +9,12 @@ import Musl
 #endif
 
 extension LoopInspector {
-    /// What the inspector answers: the documents of schema 1 (the article "Inspecting a running loop" describes them),
-    /// built from the registry's describers, and the error lines.
+    /// What the inspector answers: the documents of the inspector's schema (`MainlineInspectorSchema`; the article
+    /// "Inspecting a running loop" describes them), built from the registry's describers and encoded by
+    /// `InspectorJSON`, and the error lines.
     ///
     /// All operations on `_Answers` are thread-safe; the inspector's thread calls them.
     struct _Answers: Sendable {
-        /// The version of the documents' schema; it changes only when a field changes meaning or goes away.
-        static let schema = 1
-
         let registry: _InspectionRegistry
         /// The process's id and name (its `argv[0]` without the folders).
         let pid: Int
@@ -46,57 +45,70 @@ extension LoopInspector {
                 guard String(validating: bytes, as: UTF8.self) != nil else {
                     return Self.error("the request is not UTF-8 text; send a line such as {\"request\":\"snapshot\"}")
                 }
-                let value: _InspectionValue
+                let request: InspectorRequest
                 do {
-                    value = try _InspectionValue(parsing: bytes, maximumDepth: 8)
+                    request = try InspectorJSON.decode(InspectorRequest.self, from: bytes)
+                } catch DecodingError.dataCorrupted(let context) {
+                    return Self.error(
+                        "the request is not JSON (\(InspectorJSON.reason(DecodingError.dataCorrupted(context)))); "
+                            + "send a line such as {\"request\":\"snapshot\"}"
+                    )
                 } catch {
-                    return Self.error(
-                        "the request is not JSON (\(error)); send a line such as {\"request\":\"snapshot\"}"
-                    )
+                    return Self.noRequestString
                 }
-                guard let name = value["request"]?.stringValue else {
-                    return Self.error(
-                        "a request is an object with a \"request\" string, such as {\"request\":\"snapshot\"}"
-                    )
-                }
+                guard let name = request.request else { return Self.noRequestString }
                 switch name {
-                case "snapshot": return snapshot().json()
-                case "recorder": return recorder().json()
+                case "snapshot": return Self.line(snapshot())
+                case "recorder": return Self.line(recorder())
                 default:
-                    return Self.error(
-                        "unknown request \(_InspectionValue.string(String(name.prefix(64))).json()); the requests are "
-                            + "\"snapshot\" and \"recorder\""
-                    )
+                    let shown = (try? InspectorJSON.line(String(name.prefix(64)))) ?? "?"
+                    return Self.error("unknown request \(shown); the requests are \"snapshot\" and \"recorder\"")
                 }
             }
         }
 
-        /// `{"schema":1,"pid":…,"process":…,"uptimeSeconds":…,"loops":[…],"mailboxes":[…],"viewModels":[…],
-        /// "coordinators":[…]}`.
-        func snapshot() -> _InspectionValue {
-            .object(
-                header + [
-                    ("uptimeSeconds", .double(((Self.bootClock() - startedAt) * 1_000).rounded() / 1_000)),
-                    ("loops", .array(registry.describe(.loops))),
-                    ("mailboxes", .array(registry.describe(.mailboxes))),
-                    ("viewModels", .array(registry.describe(.viewModels))),
-                    ("coordinators", .array(registry.describe(.coordinators))),
-                ]
+        /// The answer to a line that is JSON but not an object with a `request` string.
+        private static var noRequestString: String {
+            error("a request is an object with a \"request\" string, such as {\"request\":\"snapshot\"}")
+        }
+
+        /// The snapshot document: the process, and every category's live entries.
+        func snapshot() -> InspectorSnapshot {
+            InspectorSnapshot(
+                pid: pid,
+                process: process,
+                uptimeSeconds: ((Self.bootClock() - startedAt) * 1_000).rounded() / 1_000,
+                loops: registry.describe(.loops, as: LoopSummary.self),
+                mailboxes: registry.describe(.mailboxes, as: MailboxSummary.self),
+                viewModels: registry.describe(.viewModels, as: ViewModelSummary.self),
+                coordinators: registry.describe(.coordinators, as: CoordinatorSummary.self)
             )
         }
 
-        /// `{"schema":1,"pid":…,"process":…,"loops":[…]}`, each loop with its flight recorder.
-        func recorder() -> _InspectionValue {
-            .object(header + [("loops", .array(registry.describe(.loops, detail: .recorder)))])
+        /// The recorder document: each loop with its flight recorder.
+        func recorder() -> InspectorRecorderDocument {
+            InspectorRecorderDocument(
+                pid: pid,
+                process: process,
+                loops: registry.describe(.loops, as: LoopRecording.self, detail: .recorder)
+            )
         }
 
-        private var header: [(String, _InspectionValue)] {
-            [("schema", .int(Self.schema)), ("pid", .int(pid)), ("process", .string(process))]
-        }
-
-        /// `{"schema":1,"error":"<message>"}`.
+        /// An error line saying `message`.
         static func error(_ message: String) -> String {
-            _InspectionValue.object([("schema", .int(schema)), ("error", .string(message))]).json()
+            line(InspectorErrorLine(message))
+        }
+
+        /// `document` as one line; an error line naming what could not be encoded (a number JSON cannot hold) if it
+        /// cannot be.
+        private static func line(_ document: some Encodable) -> String {
+            do {
+                return try InspectorJSON.line(document)
+            } catch {
+                // The error line itself holds only strings and an integer: it always encodes.
+                return (try? InspectorJSON.line(InspectorErrorLine("the answer could not be encoded: \(error)")))
+                    ?? ""
+            }
         }
 
         /// Seconds of `CLOCK_BOOTTIME`, the clock `/proc/self/stat` counts the process's start in.

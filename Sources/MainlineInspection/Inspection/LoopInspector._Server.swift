@@ -1,3 +1,4 @@
+import CLibUV
 import CMainlineShims
 import MainlineLoop
 import MainlineLoopCore
@@ -9,124 +10,114 @@ import Musl
 #endif
 
 extension LoopInspector {
-    /// What the inspector may be asked for, and how long it waits for a client.
+    /// The inspector's server, on an ``EventLoop`` of its own: one `uv_poll_t` on the listening socket and one per
+    /// client, on that loop's libuv loop, and one of the loop's timers for the earliest timeout. It answers every
+    /// request from the registry's describers, and touches no other loop.
     ///
-    /// `_Limits` is a value type; all operations on it are thread-safe.
-    package struct _Limits: Sendable {
-        /// Clients connected at once; the next one gets one refusal line and is closed.
-        package var clients = 16
-        /// The longest request line, in bytes (without its line break).
-        package var requestLineBytes = 4_096
-        /// How long an answer may wait for a client to read any of it before the client is closed.
-        package var stalledWrite: Duration = .seconds(10)
-        /// How long a request line may stay unfinished before the client is told so and closed.
-        package var unfinishedRequest: Duration = .seconds(10)
-        /// How long a client may send nothing — since it attached, since its last answer was written, or since its
-        /// last line (a blank one too) arrived — before it is told so and closed: attached clients take slots.
-        package var idleClient: Duration = .seconds(10)
-
-        /// How long a connection may wait for what it waits for, counted from its `lastProgress`.
-        func limit(_ wait: _Connection._Wait) -> Duration {
-            switch wait {
-            case .reader: stalledWrite
-            case .restOfRequest: unfinishedRequest
-            case .request: idleClient
-            }
-        }
-
-        /// The limits `LoopInspector.start(socketPath:)` serves with.
-        package init() {}
-
-        /// The defaults, but a client that asks nothing is kept for ten minutes: for the package's own tests that are
-        /// not about that bound, whose pauses between requests last as long as a busy machine makes them (the whole
-        /// suite under ThreadSanitizer paused one for more than 10 s, and the inspector closed it).
-        package static var keepingSilentClients: Self {
-            var limits = Self()
-            limits.idleClient = .seconds(600)
-            return limits
-        }
-    }
-
-    /// The inspector's thread: one `poll` over the listening socket, its clients and a wake-up pipe; answers every
-    /// request from the registry's describers, never touching a loop.
-    ///
-    /// All operations on `_Server` are thread-safe: ``wake()`` writes a byte to a pipe; everything else runs on the
-    /// inspector's thread (``run()``), which owns the listener and the connections.
+    /// All operations on `_Server` run on its loop's thread (``begin()`` and ``end()`` in jobs posted to it, the rest
+    /// in its libuv callbacks and timers), after `init`.
     final class _Server: @unchecked Sendable {
-        // @unchecked Sendable: `listener` and `connections` are touched only by `run()`, on the inspector's thread;
-        // the pipe's descriptors are constants, and `wake()` only writes to one.
+        // @unchecked Sendable: every `var` is touched only on `loop`'s thread, in the jobs, timers and libuv callbacks
+        // that loop runs; `init` runs before the first of them is posted.
+        private let loop: EventLoop
         private var listener: _Listener?
-        private var connections: [_Connection] = []
+        private(set) var listenerPoll: UnsafeMutablePointer<uv_poll_t>?
+        /// The attached clients, in the order they were accepted.
+        var clients: [_Client] = []
         /// Until when (monotonic nanoseconds) new connections wait in the kernel's queue: the process ran out of
-        /// descriptors, and a listener polled meanwhile would wake `poll` at once, again and again.
-        private var acceptingAgainAt: UInt64?
-        private let wakeReader: Int32
-        private let wakeWriter: Int32
-        private let limits: _Limits
-        private let answers: _Answers
+        /// descriptors, and a listener watched meanwhile would call back at once, again and again.
+        var acceptingAgainAt: UInt64?
+        /// The timer armed for the earliest timeout, and that timeout (monotonic nanoseconds).
+        private var timeout: EventLoop.Scheduled?
+        private var timeoutDeadline: UInt64?
+        let limits: _Limits
+        let answers: _Answers
 
-        init(listener: _Listener, registry: _InspectionRegistry, limits: _Limits) throws(LoopInspectorError) {
-            var pipe: [Int32] = [-1, -1]
-            guard mainline_pipe_cloexec(&pipe) == 0 else {
-                let code = errno
-                let path = listener.path
-                listener.closeAndRemove()
-                throw .system(operation: "pipe", path: path, errno: code)
+        /// One client: its connection and the poll handle that watches its socket.
+        final class _Client {
+            unowned let server: _Server
+            let connection: _Connection
+            let poll: UnsafeMutablePointer<uv_poll_t>
+            /// The libuv events the handle watches for now.
+            var watching: Int32 = 0
+
+            init(server: _Server, connection: _Connection, poll: UnsafeMutablePointer<uv_poll_t>) {
+                self.server = server
+                self.connection = connection
+                self.poll = poll
             }
-            wakeReader = pipe[0]
-            wakeWriter = pipe[1]
-            _ = fcntl(wakeReader, F_SETFL, O_NONBLOCK)
+        }
+
+        init(listener: _Listener, registry: _InspectionRegistry, limits: _Limits, loop: EventLoop) {
+            self.loop = loop
             self.listener = listener
             self.limits = limits
             self.answers = _Answers(registry: registry, requestLineBytes: limits.requestLineBytes)
         }
 
-        deinit {
-            close(wakeReader)
-            close(wakeWriter)
+        /// Starts watching the listening socket. On the loop's thread.
+        func begin() {
+            guard let listener else { return }
+            let poll = watch(listener.descriptor)
+            poll.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+            listenerPoll = poll
+            startWatchingListener()
         }
 
-        /// Asks ``run()`` to return. Thread-safe.
-        func wake() {
-            var byte: UInt8 = 1
-            while write(wakeWriter, &byte, 1) < 0 && errno == EINTR {}
-        }
-
-        /// Serves until ``wake()``; then closes every connection and removes the socket file. On the inspector's
-        /// thread only.
-        func run() {
-            guard let listenerDescriptor = listener?.descriptor else { return }
-            var descriptors: [pollfd] = []
-            while true {
-                descriptors.removeAll(keepingCapacity: true)
-                descriptors.append(pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0))
-                let accepting = acceptingAgainAt.map { Self.now() >= $0 } ?? true
-                if accepting { acceptingAgainAt = nil }
-                descriptors.append(pollfd(fd: listenerDescriptor, events: accepting ? Int16(POLLIN) : 0, revents: 0))
-                for connection in connections {
-                    let events = connection.isWriting ? POLLOUT : POLLIN
-                    descriptors.append(pollfd(fd: connection.descriptor, events: Int16(events), revents: 0))
-                }
-                let ready = poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds(now: Self.now()))
-                // EINTR, ENOMEM: try again. Anything else means a descriptor of its own is bad: a bug, never spun on.
-                if ready < 0 && errno != EINTR && errno != ENOMEM { break }
-                if descriptors[0].revents != 0 { break }
-                let now = Self.now()
-                // Connections first (their indices match `descriptors`), then new ones.
-                var open: [_Connection] = []
-                open.reserveCapacity(connections.count)
-                for (index, connection) in connections.enumerated() {
-                    if serve(connection, events: descriptors[index + 2].revents, now: now) { open.append(connection) }
-                }
-                connections = open
-                if descriptors[1].revents & Int16(POLLIN) != 0 { accept(on: listenerDescriptor, now: now) }
-            }
-            connections.removeAll()  // their deinits close them
+        /// Closes every client and the listening socket, and removes the socket file. On the loop's thread;
+        /// idempotent.
+        func end() {
+            timeout?.cancel()
+            timeout = nil
+            for client in clients { _UVResources.close(client.poll, for: .eventLoop) }
+            clients.removeAll()  // their connections' deinits close their sockets, no longer watched
+            if let listenerPoll { _UVResources.close(listenerPoll, for: .eventLoop) }
+            listenerPoll = nil
             listener?.closeAndRemove()
             listener = nil
         }
 
-        /// Reads, answers and writes what `events` allow; checks the timeouts.
+        // MARK: libuv's callbacks
+
+        /// The listening socket is readable: accepts every waiting connection.
+        fileprivate func listenerReady() {
+            guard let listener else { return }
+            let now = Self.now()
+            accept(on: listener.descriptor, now: now)
+            armTimeout(now: now)
+        }
+
+        /// A client's socket is ready for what its handle watches (`status` < 0: it failed).
+        fileprivate func clientReady(_ client: _Client, status: Int32, events: Int32) {
+            let now = Self.now()
+            var revents: Int16 = 0
+            if status < 0 { revents |= Int16(POLLERR) }
+            if events & Int32(UV_READABLE.rawValue) != 0 { revents |= Int16(POLLIN) }
+            if events & Int32(UV_WRITABLE.rawValue) != 0 { revents |= Int16(POLLOUT) }
+            if events & Int32(UV_DISCONNECT.rawValue) != 0 { revents |= Int16(POLLHUP) }
+            if serve(client.connection, events: revents, now: now) {
+                rewatch(client)
+            } else {
+                remove(client)
+            }
+            armTimeout(now: now)
+        }
+
+        /// The earliest timeout is due: checks every client's, and whether to accept again.
+        private func timedOut() {
+            timeout = nil
+            timeoutDeadline = nil
+            let now = Self.now()
+            if let again = acceptingAgainAt, now >= again { startWatchingListener() }
+            for client in clients {
+                if serve(client.connection, events: 0, now: now) { rewatch(client) } else { remove(client) }
+            }
+            armTimeout(now: now)
+        }
+
+        // MARK: Clients
+
+        /// Reads, answers and writes what `events` (`poll(2)`'s) allow; checks the timeouts.
         ///
         /// - Returns: Whether the connection stays open.
         private func serve(_ connection: _Connection, events: Int16, now: UInt64) -> Bool {
@@ -167,60 +158,60 @@ extension LoopInspector {
             }
         }
 
-        /// Accepts every waiting connection: refuses a peer of another user and any client past the limit, each
-        /// with one line.
-        private func accept(on listenerDescriptor: Int32, now: UInt64) {
-            while true {
-                let descriptor = mainline_accept_cloexec_nonblocking(listenerDescriptor)
-                if descriptor < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
-                    if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-                        // Out of descriptors or memory: the waiting clients stay queued; try again in 100 ms.
-                        acceptingAgainAt = now &+ 100_000_000
-                    }
-                    return  // EAGAIN: no more
-                }
-                let connection = _Connection(descriptor: descriptor, now: now)
-                var peer: UInt32 = 0
-                let owner = geteuid()
-                let credentialsError = mainline_socket_peer_uid(descriptor, &peer)
-                if credentialsError != 0 {
-                    connection.refuse(
-                        _Answers.error(
-                            "refused: cannot tell the peer's uid: \(String(cString: strerror(credentialsError)))"
-                        )
-                    )
-                } else if peer != owner {
-                    connection.refuse(
-                        _Answers.error("refused: peer uid \(peer) is not this process's owner (uid \(owner))")
-                    )
-                } else if connections.count >= limits.clients {
-                    connection.refuse(
-                        _Answers.error(
-                            "refused: \(limits.clients) clients are attached already; detach one and try again"
-                        )
-                    )
-                }
-                if connection.closesWhenWritten {
-                    // The refusal fits the new socket's buffer; a peer that is gone by now misses it.
-                    _ = connection.write(now: now)
-                    continue
-                }
-                connections.append(connection)
-            }
+        /// Watches a client's socket for what its connection waits for: its answer's writability, or requests.
+        func rewatch(_ client: _Client) {
+            let wanted = Int32(client.connection.isWriting ? UV_WRITABLE.rawValue : UV_READABLE.rawValue)
+            guard wanted != client.watching else { return }
+            client.watching = wanted
+            _UVEngine.check(uv_poll_start(client.poll, wanted, _mainlineInspectorClientReady), "uv_poll_start")
         }
 
-        /// How long `poll` may wait: until the first timeout of a client, or accepting again, or for ever (no client).
-        private func timeoutMilliseconds(now: UInt64) -> Int32 {
+        /// Stops watching a client and closes it.
+        private func remove(_ client: _Client) {
+            _UVResources.close(client.poll, for: .eventLoop)
+            clients.removeAll { $0 === client }  // its connection's deinit closes its socket, no longer watched
+        }
+
+        // MARK: The listener and the timer
+
+        /// A poll handle on `descriptor`, on the loop's libuv loop, not yet started.
+        func watch(_ descriptor: Int32) -> UnsafeMutablePointer<uv_poll_t> {
+            let poll = _UVResources.allocateHandle(
+                uv_poll_t.self,
+                type: UV_POLL,
+                for: .eventLoop,
+                instance: ObjectIdentifier(loop)
+            )
+            _UVEngine.check(uv_poll_init_socket(loop.uvLoop, poll, descriptor), "uv_poll_init_socket")
+            return poll
+        }
+
+        private func startWatchingListener() {
+            acceptingAgainAt = nil
+            guard let listenerPoll else { return }
+            let readable = Int32(UV_READABLE.rawValue)
+            _UVEngine.check(uv_poll_start(listenerPoll, readable, _mainlineInspectorListenerReady), "uv_poll_start")
+        }
+
+        /// Arms the loop's timer for the first timeout of a client, or accepting again; none without either.
+        private func armTimeout(now: UInt64) {
             var earliest = acceptingAgainAt
-            for connection in connections {
+            for client in clients {
+                let connection = client.connection
                 let deadline = connection.lastProgress &+ Self.nanoseconds(limits.limit(connection.waitingFor))
                 earliest = min(earliest ?? deadline, deadline)
             }
-            guard let earliest else { return -1 }
-            guard earliest > now else { return 0 }
-            return Int32(clamping: (earliest - now) / 1_000_000 + 1)
+            guard earliest != timeoutDeadline else { return }
+            timeout?.cancel()
+            timeout = nil
+            timeoutDeadline = earliest
+            guard let earliest else { return }
+            let delay = Duration.nanoseconds(Int64(clamping: earliest > now ? earliest - now : 0))
+            timeout = loop.schedule(after: delay, from: Self.timeoutSite) { [self] in timedOut() }
         }
+
+        /// What the flight recorder and stall reports call the timeout timer.
+        private static let timeoutSite = LoopSite(label: "inspector timeouts")
 
         /// Monotonic nanoseconds.
         static func now() -> UInt64 {
@@ -234,4 +225,20 @@ extension LoopInspector {
             return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
         }
     }
+}
+
+// libuv calls plain C function pointers: the server, or the client, in `handle->data`.
+
+private func _mainlineInspectorListenerReady(
+    _ handle: UnsafeMutablePointer<uv_poll_t>?,
+    _ status: Int32,
+    _ events: Int32
+) {
+    Unmanaged<LoopInspector._Server>.fromOpaque(handle!.pointee.data).takeUnretainedValue().listenerReady()
+}
+
+private func _mainlineInspectorClientReady(_ handle: UnsafeMutablePointer<uv_poll_t>?, _ status: Int32, _ events: Int32)
+{
+    let client = Unmanaged<LoopInspector._Server._Client>.fromOpaque(handle!.pointee.data).takeUnretainedValue()
+    client.server.clientReady(client, status: status, events: events)
 }

@@ -1,12 +1,5 @@
-import CMainlineShims
 import MainlineLoop
 import MainlineLoopCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Serves what the process's loops are doing — their counters, loop-delay histograms, flight recorders, and the
 /// mailboxes, view models and coordinators made since — on a Unix domain socket, for `mainline-console` and any tool
@@ -33,11 +26,12 @@ import Musl
 /// - **Read-only.** A client can ask for a snapshot or the flight recorders; no request changes a loop or an object.
 /// - **Owner-only.** The socket is created with mode `0600`, with no moment at which it has another; a client whose
 ///   user id (`SO_PEERCRED`) is not the process's effective user id gets one line,
-///   `{"schema":1,"error":"refused: peer uid 65534 is not this process's owner (uid 1000)"}`, and is disconnected.
-/// - **Its own thread.** The inspector never runs on a loop, so it answers while a loop is stalled — when it is needed
-///   most. What it reads from a loop or an object, it reads through their thread-safe state.
+///   `{"error":"refused: peer uid 65534 is not this process's owner (uid 1000)","schema":1}`, and is disconnected.
+/// - **Its own loop.** The inspector serves from an ``EventLoop`` of its own (`inspector`, listed among the loops it
+///   shows), never from a loop it shows, so it answers while a loop is stalled — when it is needed most. What it reads
+///   from a loop or an object, it reads through their thread-safe state.
 /// - **Nothing from outside can crash the process or block it.** A request that is not JSON, not UTF-8, unknown, or
-///   longer than 4 KiB gets `{"schema":1,"error":"…"}` naming what was wrong, and the client can go on asking; a
+///   longer than 4 KiB gets `{"error":"…","schema":1}` naming what was wrong, and the client can go on asking; a
 ///   client that sends part of a line and stops is closed after 10 s, one that sends nothing for 10 s (no line since it
 ///   attached or since its last answer) is told so and closed, one that never reads its answers after 10 s without
 ///   progress; the seventeenth client at once is refused with a line. Writes never raise `SIGPIPE`.
@@ -46,20 +40,24 @@ import Musl
 public final class LoopInspector: Sendable {
     /// The path of the socket it serves on.
     public let socketPath: String
+    /// The loop the inspector serves on (named `inspector`); ``stop()`` stops it. The package's tests count its
+    /// libuv handles.
+    package let loop: EventLoop
     private let server: _Server
-    /// The thread running `server`, until ``stop()`` joins it; `nil` once stopped. Protected by its lock.
-    private let thread: _Locked<pthread_t?>
+    /// Whether ``stop()`` has run. Protected by its lock.
+    private let stopped = _Locked(false)
 
-    private init(socketPath: String, server: _Server, thread: pthread_t) {
+    private init(socketPath: String, loop: EventLoop, server: _Server) {
         self.socketPath = socketPath
+        self.loop = loop
         self.server = server
-        self.thread = _Locked(thread)
     }
 
     /// Starts serving the process's loops and objects on a Unix domain socket at `socketPath`.
     ///
     /// Thread-safe. Creates the socket with mode `0600` (a socket file left by a process that crashed is replaced),
-    /// activates the registry of objects, and answers on a thread of its own until ``stop()``.
+    /// activates the registry of objects, and answers on an ``EventLoop`` of its own, named `inspector`, until
+    /// ``stop()``.
     ///
     /// - Parameter socketPath: Where to create the socket: at most 107 bytes, in a folder the process can write.
     /// - Returns: The running inspector. Keep it: releasing it stops it, as ``stop()`` does.
@@ -86,45 +84,37 @@ public final class LoopInspector: Sendable {
         limits: _Limits
     ) throws(LoopInspectorError) -> LoopInspector {
         let listener = try _Listener(path: socketPath, backlog: Int32(limits.clients))
-        let server = try _Server(listener: listener, registry: registry, limits: limits)
+        let loop = EventLoop(name: "inspector")
+        let server = _Server(listener: listener, registry: registry, limits: limits, loop: loop)
         registry.activate()
-        let context = Unmanaged.passRetained(server).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, _mainlineInspectorThreadMain, context)
-        guard rc == 0 else {
-            // The thread never ran: nobody else will remove the socket.
-            let server = Unmanaged<_Server>.fromOpaque(context).takeRetainedValue()
-            server.wake()
-            server.run()
-            throw .system(operation: "pthread_create", path: socketPath, errno: rc)
-        }
-        return LoopInspector(socketPath: socketPath, server: server, thread: thread)
+        _ = loop.post({ server.begin() }, from: Self.site)
+        return LoopInspector(socketPath: socketPath, loop: loop, server: server)
     }
 
-    /// Stops serving: disconnects every client, removes the socket file and ends the inspector's thread.
+    /// Stops serving: disconnects every client, removes the socket file and stops the inspector's loop.
     ///
-    /// Thread-safe and idempotent. The first call returns once the thread has ended and the socket file is gone;
-    /// later calls return at once. Objects go on registering (see ``start(socketPath:)``), for a later inspector.
+    /// Thread-safe and idempotent. The first call returns once the loop's thread has ended and the socket file is
+    /// gone (called from the inspector's own loop, it returns at once and the loop ends after); later calls return at
+    /// once. Objects go on registering (see ``start(socketPath:)``), for a later inspector.
     public func stop() {
-        let running = thread.withLock { thread -> pthread_t? in
-            defer { thread = nil }
-            return thread
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
         }
-        guard let thread = running else { return }
-        server.wake()
-        // Never on the inspector's own thread (a describer has no reason to stop it, but joining itself would hang).
-        if pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }
+        guard first else { return }
+        // Posted before the stop: the loop runs what was posted before it stops.
+        _ = loop.post({ [server] in server.end() }, from: Self.site)
+        if loop.inEventLoop {
+            loop.stop()
+        } else {
+            loop.stopAndWait()
+        }
     }
 
     deinit {
         stop()
     }
-}
 
-/// The entry point of the inspector's thread (a C function pointer cannot capture context).
-private func _mainlineInspectorThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    let server = Unmanaged<LoopInspector._Server>.fromOpaque(context!).takeRetainedValue()
-    _ = mainline_set_current_thread_name("inspector")
-    server.run()
-    return nil
+    /// What the flight recorder and stall reports call the inspector's own jobs.
+    private static let site = LoopSite(label: "inspector")
 }

@@ -101,7 +101,7 @@ package enum _UVResources {
     /// - Parameters:
     ///   - owner: Which kind of loop the handle belongs to.
     ///   - instance: The loop instance to count it for as well (see ``live(of:)``), if any.
-    static func allocateHandle<Handle>(
+    package static func allocateHandle<Handle>(
         _: Handle.Type,
         type: uv_handle_type,
         for owner: Owner = .mainLoop,
@@ -120,7 +120,7 @@ package enum _UVResources {
     /// Closes `handle` and frees it in its close callback. Does nothing when it is already closing.
     ///
     /// - Parameter owner: Who allocated the handle (as passed to ``allocateHandle(_:type:for:instance:)``).
-    static func close<Handle>(_ handle: UnsafeMutablePointer<Handle>, for owner: Owner = .mainLoop) {
+    package static func close<Handle>(_ handle: UnsafeMutablePointer<Handle>, for owner: Owner = .mainLoop) {
         let generic = mainline_uv_handle(handle)
         guard uv_is_closing(generic) == 0 else { return }
         switch owner {

@@ -37,6 +37,10 @@ extension EventLoop {
         /// instrumentation of its own).
         private let rejections: Counter
 
+        /// The engine's libuv loop, for handles of the loop's own owners (the inspector's sockets): use it on the loop
+        /// thread only, and close those handles before the loop stops.
+        var uvLoop: UnsafeMutablePointer<uv_loop_t> { engine.loop }
+
         /// The phase and counters a snapshot reports (the scheduler's; thread-safe).
         var progress: _LoopProgress { scheduler.progress }
         /// Posted closures released unrun at the drain deadline (final once the loop has stopped).

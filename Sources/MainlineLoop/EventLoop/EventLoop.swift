@@ -1,3 +1,4 @@
+import CLibUV
 import Dispatch
 import MainlineLoopCore
 
@@ -96,6 +97,10 @@ public final class EventLoop: Sendable {
     deinit {
         driver.stop()
     }
+
+    /// The loop's libuv loop, for handles a layer above opens on it (the inspector's sockets): use it only on the loop's
+    /// thread (in its posts and timers), and close those handles (`_UVResources.close(_:for:)`) before the loop stops.
+    package var uvLoop: UnsafeMutablePointer<uv_loop_t> { driver.uvLoop }
 
     /// Whether the caller runs on this loop's thread: inside one of its posts, timers or jobs.
     ///

@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoopCore
 
 /// What an inspector shows of a loop (schema 1): who it is, its counters, what its flight recorder holds, and — from a
@@ -17,28 +18,27 @@ extension _InspectionRegistry {
         isMain: Bool
     ) -> _LoopInspectionHandle {
         let collector = _LoopSnapshotCollector()
-        let handle = _LoopInspectionHandle { detail in
+        let handle = _LoopInspectionHandle { detail -> any Sendable in
             let recorder = core.scheduler.recorder
             let current = state()
-            var fields: [(String, _InspectionValue)] = [
-                ("name", .string(isMain ? "main" : "MainLoop")), ("kind", .string("MainLoop")),
-                ("state", .string(current.description)),
-            ]
+            let name = isMain ? "main" : "MainLoop"
             guard case .summary = detail else {
-                fields += [
-                    ("capacityBytes", .int(recorder.settings.capacityBytes)),
-                    ("events", recorder.inspectionEvents(now: _MonotonicClock.nanoseconds())),
-                ]
-                return .object(fields)
+                return recorder.inspectionRecording(
+                    name: name,
+                    kind: "MainLoop",
+                    state: current.description,
+                    now: _MonotonicClock.nanoseconds()
+                )
             }
             let (snapshot, fresh) = collector.snapshot(of: core, state: current)
             // Read after the snapshot, which may wait for the loop up to `_LoopSnapshotCollector.wait`: the job
             // running by then began before this read, unless it began in the instant between (its age is then 0).
             let now = _MonotonicClock.nanoseconds()
-            fields += Self.counters(core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
-            fields += recorder.inspectionSummary(now: now)
-            fields += Self.snapshotFields(snapshot, fresh: fresh)
-            return .object(fields)
+            var summary = LoopSummary(name: name, kind: "MainLoop", state: current.description)
+            Self.fillCounters(&summary, core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
+            recorder.fillInspectionSummary(&summary, now: now)
+            Self.fillSnapshot(&summary, snapshot, fresh: fresh)
+            return summary
         }
         register(handle)
         return handle
@@ -46,24 +46,18 @@ extension _InspectionRegistry {
 
     /// Registers a secondary loop (its snapshot is thread-safe), through a handle the loop owns.
     func registerEventLoop(driver: EventLoop._Driver, name: String) -> _LoopInspectionHandle {
-        let handle = _LoopInspectionHandle { detail in
+        let handle = _LoopInspectionHandle { detail -> any Sendable in
             let now = _MonotonicClock.nanoseconds()
             let recorder = driver.scheduler.recorder
             let snapshot = driver.snapshot(loop: "EventLoop(\(name))")
-            var fields: [(String, _InspectionValue)] = [
-                ("name", .string(name)), ("kind", .string("EventLoop")), ("state", .string("\(snapshot.state)")),
-            ]
             guard case .summary = detail else {
-                fields += [
-                    ("capacityBytes", .int(recorder.settings.capacityBytes)),
-                    ("events", recorder.inspectionEvents(now: now)),
-                ]
-                return .object(fields)
+                return recorder.inspectionRecording(name: name, kind: "EventLoop", state: "\(snapshot.state)", now: now)
             }
-            fields += Self.counters(driver.scheduler, settleDeliveries: nil)
-            fields += recorder.inspectionSummary(now: now)
-            fields += Self.snapshotFields(snapshot, fresh: true)
-            return .object(fields)
+            var summary = LoopSummary(name: name, kind: "EventLoop", state: "\(snapshot.state)")
+            Self.fillCounters(&summary, driver.scheduler, settleDeliveries: nil)
+            recorder.fillInspectionSummary(&summary, now: now)
+            Self.fillSnapshot(&summary, snapshot, fresh: true)
+            return summary
         }
         register(handle)
         return handle
@@ -91,42 +85,37 @@ extension _InspectionRegistry {
         register(handle, in: .loops) { [weak handle] detail in handle?.describe(detail) }
     }
 
-    /// The counters every loop keeps thread-safely.
-    private static func counters(_ scheduler: _LoopScheduler, settleDeliveries: Int?) -> [(String, _InspectionValue)] {
+    /// Writes the counters every loop keeps thread-safely into `summary`.
+    private static func fillCounters(_ summary: inout LoopSummary, _ scheduler: _LoopScheduler, settleDeliveries: Int?)
+    {
         let counters = scheduler.counters()
-        return [
-            ("phase", .string("\(scheduler.progress.phase)")),
-            ("iterations", .int(counters.iterations)),
-            ("postsRun", .int(counters.postsRun)),
-            ("postsPending", .int(scheduler.pendingPosts(onLoop: false))),
-            ("postsRejected", .int(counters.postsRejected)),
-            ("timersFired", .int(counters.timersFired)),
-            ("settleDeliveries", settleDeliveries.map { .int($0) } ?? .null),
-        ]
+        summary.phase = "\(scheduler.progress.phase)"
+        summary.iterations = counters.iterations
+        summary.postsRun = counters.postsRun
+        summary.postsPending = scheduler.pendingPosts(onLoop: false)
+        summary.postsRejected = counters.postsRejected
+        summary.timersFired = counters.timersFired
+        summary.settleDeliveries = settleDeliveries
     }
 
-    /// The timers (soonest first, at most 50) and the waiting posts by site, from a snapshot.
-    private static func snapshotFields(_ snapshot: LoopSnapshot?, fresh: Bool) -> [(String, _InspectionValue)] {
-        guard let snapshot else {
-            return [("timers", .null), ("pendingPostsBySite", .null), ("snapshotFresh", .bool(false))]
-        }
-        let timers = snapshot.timers.prefix(50).map { timer -> _InspectionValue in
-            .object([
-                ("site", .nullable(timer.site?.location)),
-                ("label", .nullable(timer.label)),
+    /// Writes the timers (soonest first, at most 50) and the waiting posts by site of `snapshot` into `summary`;
+    /// `null` for both without a snapshot.
+    private static func fillSnapshot(_ summary: inout LoopSummary, _ snapshot: LoopSnapshot?, fresh: Bool) {
+        summary.snapshotFresh = snapshot != nil && fresh
+        guard let snapshot else { return }
+        summary.timers = snapshot.timers.prefix(50).map { timer in
+            LoopSummary.Timer(
+                site: timer.site?.location,
+                label: timer.label,
                 // Negative for a timer that is due and has not fired yet.
-                ("dueInMs", .double(Double((timer.deadline - snapshot.now).mainlineNanoseconds / 1_000) / 1_000)),
-                ("repeating", .bool(timer.interval != nil)),
-                ("firings", .int(timer.firings)),
-            ])
+                dueInMs: Double((timer.deadline - snapshot.now).mainlineNanoseconds / 1_000) / 1_000,
+                repeating: timer.interval != nil,
+                firings: timer.firings
+            )
         }
-        let bySite = snapshot.pendingPostsBySite.map { entry -> _InspectionValue in
-            .object([
-                ("site", .string(entry.site.location)), ("label", .nullable(entry.site.label)),
-                ("count", .int(entry.count)),
-            ])
+        summary.pendingPostsBySite = snapshot.pendingPostsBySite.map { entry in
+            LoopSummary.PendingSite(site: entry.site.location, label: entry.site.label, count: entry.count)
         }
-        return [("timers", .array(timers)), ("pendingPostsBySite", .array(bySite)), ("snapshotFresh", .bool(fresh))]
     }
 }
 
@@ -137,9 +126,10 @@ extension _InspectionRegistry {
 ///
 /// All operations on `_LoopInspectionHandle` are thread-safe.
 package final class _LoopInspectionHandle: Sendable {
-    let describe: @Sendable (_InspectionRegistry.Detail) -> _InspectionValue?
+    /// A `LoopSummary` for `.summary`, a `LoopRecording` for `.recorder`.
+    let describe: @Sendable (_InspectionRegistry.Detail) -> any Sendable
 
-    init(describe: @escaping @Sendable (_InspectionRegistry.Detail) -> _InspectionValue?) {
+    init(describe: @escaping @Sendable (_InspectionRegistry.Detail) -> any Sendable) {
         self.describe = describe
     }
 }

@@ -18,7 +18,7 @@ extension MainLoop {
     ///
     /// A producer that posts many times in a row can hold the loop in a local (`let loop = MainLoop.main`): each
     /// `MainLoop.main.post` has the caller retain and release the global around the call, which is about half the
-    /// cost of a post (see `Benchmarks/README.md`).
+    /// cost of a post (see `Benchmarks/HISTORY.md`).
     ///
     /// - Parameters:
     ///   - body: The work to run.

@@ -1,4 +1,5 @@
 import Glibc
+import Logging
 
 /// The end of a main-actor loop's core: shutdown hooks, and the shutdown that drains what was posted (under the
 /// scheduler's one drain-deadline rule), settles, runs the hooks and cancels what is left.

@@ -11,7 +11,7 @@ import ServiceContextModule
 /// the current task, or the thread's fallback storage outside a task) and wraps the body in
 /// `ServiceContext.withValue(context) { … }` only when a context is current.
 ///
-/// Why a switch (Benchmarks/README.md, "Tracing"): carrying a context costs about 3× a post (1-producer p50 about
+/// Why a switch (Benchmarks/HISTORY.md, "Tracing"): carrying a context costs about 3× a post (1-producer p50 about
 /// 200 ns against 70) and 3 allocations — the wrapping closure and the task-local binding around the body on the
 /// loop — which a service whose handlers always have a context would otherwise pay on every post without asking.
 /// Reading with no context current is within noise of off in the post benchmark (the read alone measured 12–20 ns in

@@ -1,30 +1,37 @@
+import MainlineInspectorSchema
+
 /// What an inspector shows of a loop's flight recorder (schema 1; the article "Seeing inside a running loop" lists the
 /// fields): busy share, loop delay, the slowest recent work by site, the last stalls, and the events themselves.
 ///
 /// All operations here are thread-safe: the inspector's thread calls them while the loop runs (or is stalled).
 extension LoopFlightRecorder {
-    /// The fields of a loop's summary that come from its recorder, read at `now` (the loop's clock, nanoseconds).
-    package func inspectionSummary(now: UInt64) -> [(String, _InspectionValue)] {
+    /// Writes the fields of a loop's summary that come from its recorder into `summary`, read at `now` (the loop's
+    /// clock, nanoseconds).
+    package func fillInspectionSummary(_ summary: inout LoopSummary, now: UInt64) {
         let events = events()
-        return [
-            ("busyPercent", .double(Self.busyPercent(events, now: now))),
-            ("delay", delayValue()),
-            ("running", runningValue(now: now)),
-            ("stalls", .array(stallValues(now: now, limit: 5))),
-            ("slowest", .array(Self.slowest(events, now: now, limit: 10))),
-            ("recorder", .object([("capacityBytes", .int(settings.capacityBytes)), ("events", .int(events.count))])),
-        ]
+        summary.busyPercent = Self.busyPercent(events, now: now)
+        summary.delay = delaySummary()
+        summary.running = runningSummary(now: now)
+        summary.stalls = stallsKept.suffix(5).map { Self.stallSummary($0, now: now) }
+        summary.slowest = Self.slowest(events, now: now, limit: 10)
+        summary.recorder = LoopSummary.Recorder(capacityBytes: settings.capacityBytes, events: events.count)
     }
 
-    /// The recorder's events for a dump, oldest first, with their age at `now`.
-    package func inspectionEvents(now: UInt64) -> _InspectionValue {
-        .array(events().map { Self.eventValue($0, now: now) })
+    /// The recorder's events for a dump, oldest first, with their age at `now`, under the loop's name.
+    package func inspectionRecording(name: String, kind: String, state: String, now: UInt64) -> LoopRecording {
+        LoopRecording(
+            name: name,
+            kind: kind,
+            state: state,
+            capacityBytes: settings.capacityBytes,
+            events: events().map { Self.eventSummary($0, now: now) }
+        )
     }
 
     // MARK: Parts
 
     /// The share of the last second the loop spent in its phases, from the intervals the recorder wrote (the one
-    /// being summed is not written yet: up to 10 ms of activity behind). A stall in progress shows in ``runningValue``.
+    /// being summed is not written yet: up to 10 ms of activity behind). A stall in progress shows in `running`.
     static func busyPercent(_ events: [Event], now: UInt64) -> Double {
         let window: UInt64 = 1_000_000_000
         var busy: Int64 = 0
@@ -34,58 +41,46 @@ extension LoopFlightRecorder {
         return min(100, (Double(busy) / Double(window) * 1_000).rounded() / 10)
     }
 
-    private func delayValue() -> _InspectionValue {
+    private func delaySummary() -> LoopSummary.Delay {
         let delay = self.delay
-        return .object([
-            ("p50Ms", .double(Self.milliseconds(delay.percentile(0.5)))),
-            ("p99Ms", .double(Self.milliseconds(delay.percentile(0.99)))),
-            ("maxMs", .double(Self.milliseconds(delay.longest))),
-            ("samples", .int(delay.samples)),
-            (
-                "buckets",
-                .array(
-                    delay.buckets.map { bucket in
-                        .object([
-                            ("upToMs", bucket.upTo.map { .double(Self.milliseconds($0)) } ?? .null),
-                            ("count", .int(bucket.count)),
-                        ])
-                    }
-                )
-            ),
-        ])
+        return LoopSummary.Delay(
+            p50Ms: Self.milliseconds(delay.percentile(0.5)),
+            p99Ms: Self.milliseconds(delay.percentile(0.99)),
+            maxMs: Self.milliseconds(delay.longest),
+            samples: delay.samples,
+            buckets: delay.buckets.map { bucket in
+                LoopSummary.Bucket(upToMs: bucket.upTo.map { Self.milliseconds($0) }, count: bucket.count)
+            }
+        )
     }
 
-    /// The work running now, when a stall watchdog watches the loop (it stamps each piece of work); `null` otherwise
+    /// The work running now, when a stall watchdog watches the loop (it stamps each piece of work); `nil` otherwise
     /// or when the loop is idle.
-    private func runningValue(now: UInt64) -> _InspectionValue {
-        guard let running = monitorForInspection?.snapshot() else { return .null }
-        return .object([
-            ("site", .nullable(running.site?.location)),
-            ("label", .string(running.site?.label ?? "\(running.label)")),
-            ("forMs", .double(Self.milliseconds(since: running.callbackStart, now: now))),
-        ])
+    private func runningSummary(now: UInt64) -> LoopSummary.Running? {
+        guard let running = monitorForInspection?.snapshot() else { return nil }
+        return LoopSummary.Running(
+            site: running.site?.location,
+            label: running.site?.label ?? "\(running.label)",
+            forMs: Self.milliseconds(since: running.callbackStart, now: now)
+        )
     }
 
-    private func stallValues(now: UInt64, limit: Int) -> [_InspectionValue] {
-        stallsKept.suffix(limit).map { Self.stallValue($0, now: now) }
-    }
-
-    static func stallValue(_ stall: LoopStall, now: UInt64) -> _InspectionValue {
-        .object([
-            ("site", .nullable(stall.site?.location)),
-            ("label", .string(stall.label)),
-            ("kind", .string(stall.kind == .callback ? "callback" : "iteration")),
-            ("durationMs", .double(milliseconds(stall.duration))),
-            ("ended", .bool(stall.total != nil)),
-            ("totalMs", stall.total.map { .double(milliseconds($0)) } ?? .null),
-            ("ageMs", .double(milliseconds(since: stall.startNanoseconds, now: now))),
-            ("backtrace", .array(backtraceLines(stall).map { .string($0) })),
-            ("lastEvents", .array(stall.lastEvents.map { eventValue($0, now: now) })),
-        ])
+    static func stallSummary(_ stall: LoopStall, now: UInt64) -> LoopSummary.Stall {
+        LoopSummary.Stall(
+            site: stall.site?.location,
+            label: stall.label,
+            kind: stall.kind == .callback ? "callback" : "iteration",
+            durationMs: milliseconds(stall.duration),
+            ended: stall.total != nil,
+            totalMs: stall.total.map { milliseconds($0) },
+            ageMs: milliseconds(since: stall.startNanoseconds, now: now),
+            backtrace: backtraceLines(stall),
+            lastEvents: stall.lastEvents.map { eventSummary($0, now: now) }
+        )
     }
 
     /// The slow work the recorder holds, one entry per site (its longest), longest first.
-    static func slowest(_ events: [Event], now: UInt64, limit: Int) -> [_InspectionValue] {
+    static func slowest(_ events: [Event], now: UInt64, limit: Int) -> [LoopSummary.SlowJob] {
         var bySite: [String: (work: SlowWork, at: UInt64, count: Int)] = [:]
         for event in events {
             guard case .slowWork(let work) = event.kind else { continue }
@@ -98,65 +93,62 @@ extension LoopFlightRecorder {
             }
         }
         return bySite.values.sorted { $0.work.duration > $1.work.duration }.prefix(limit).map { entry in
-            .object([
-                ("site", .nullable(entry.work.site?.location)),
-                ("label", .nullable(entry.work.site?.label)),
-                ("kind", .string(entry.work.kind.rawValue)),
-                ("durationMs", .double(milliseconds(entry.work.duration))),
-                ("count", .int(entry.count)),
-                ("runLength", .int(entry.work.runLength)),
-                ("ageMs", .double(milliseconds(since: entry.at, now: now))),
-            ])
+            LoopSummary.SlowJob(
+                site: entry.work.site?.location,
+                label: entry.work.site?.label,
+                kind: entry.work.kind.rawValue,
+                durationMs: milliseconds(entry.work.duration),
+                count: entry.count,
+                runLength: entry.work.runLength,
+                ageMs: milliseconds(since: entry.at, now: now)
+            )
         }
     }
 
-    static func eventValue(_ event: Event, now: UInt64) -> _InspectionValue {
-        var fields: [(String, _InspectionValue)] = [
-            ("atMs", .double(milliseconds(nanoseconds: event.nanoseconds))),
-            ("ageMs", .double(milliseconds(since: event.nanoseconds, now: now))),
-        ]
+    static func eventSummary(_ event: Event, now: UInt64) -> RecorderEvent {
+        let atMs = milliseconds(nanoseconds: event.nanoseconds)
+        let ageMs = milliseconds(since: event.nanoseconds, now: now)
         switch event.kind {
         case .interval(let interval):
-            fields += [
-                ("kind", .string("iteration")),
-                ("iterations", .int(interval.iterations)),
-                ("wakeUps", .int(interval.wakeUps)),
-                ("spanMs", .double(milliseconds(interval.span))),
-                ("busyMs", .double(milliseconds(interval.busy))),
-                ("timersMs", .double(milliseconds(interval.timers))),
-                ("postsMs", .double(milliseconds(interval.posts))),
-                ("settleMs", .double(milliseconds(interval.settle))),
-                ("idleMs", .double(milliseconds(interval.idle))),
-                ("longestMs", .double(milliseconds(interval.longestIteration))),
-                ("posts", .int(interval.postsRun)),
-                ("timersFired", .int(interval.timersFired)),
-                ("settleDeliveries", .int(interval.settleDeliveries)),
-            ]
+            var summary = RecorderEvent(atMs: atMs, ageMs: ageMs, kind: "iteration")
+            summary.iterations = interval.iterations
+            summary.wakeUps = interval.wakeUps
+            summary.spanMs = milliseconds(interval.span)
+            summary.busyMs = milliseconds(interval.busy)
+            summary.timersMs = milliseconds(interval.timers)
+            summary.postsMs = milliseconds(interval.posts)
+            summary.settleMs = milliseconds(interval.settle)
+            summary.idleMs = milliseconds(interval.idle)
+            summary.longestMs = milliseconds(interval.longestIteration)
+            summary.posts = interval.postsRun
+            summary.timersFired = interval.timersFired
+            summary.settleDeliveries = interval.settleDeliveries
+            return summary
         case .slowWork(let work):
-            fields += [
-                ("kind", .string("slowJob")),
-                ("jobKind", .string(work.kind.rawValue)),
-                ("site", .nullable(work.site?.location)),
-                ("label", .nullable(work.site?.label)),
-                ("durationMs", .double(milliseconds(work.duration))),
-                ("runLength", .int(work.runLength)),
-                ("sitesInRun", .int(work.sitesInRun)),
-            ]
+            var summary = RecorderEvent(atMs: atMs, ageMs: ageMs, kind: "slowJob")
+            summary.jobKind = work.kind.rawValue
+            summary.site = work.site?.location
+            summary.label = work.site?.label
+            summary.durationMs = milliseconds(work.duration)
+            summary.runLength = work.runLength
+            summary.sitesInRun = work.sitesInRun
+            return summary
         case .stall(let stall):
-            fields += [
-                ("kind", .string("stall")),
-                ("site", .nullable(stall.site?.location)),
-                ("label", .string(stall.label)),
-                ("stallKind", .string(stall.kind == .callback ? "callback" : "iteration")),
-                ("durationMs", .double(milliseconds(stall.duration))),
-                ("ended", .bool(stall.total != nil)),
-                ("totalMs", stall.total.map { .double(milliseconds($0)) } ?? .null),
-                ("backtrace", .array(backtraceLines(stall).map { .string($0) })),
-            ]
+            var summary = RecorderEvent(atMs: atMs, ageMs: ageMs, kind: "stall")
+            summary.site = stall.site?.location
+            summary.label = stall.label
+            summary.stallKind = stall.kind == .callback ? "callback" : "iteration"
+            summary.durationMs = milliseconds(stall.duration)
+            summary.ended = stall.total != nil
+            summary.totalMs = stall.total.map { milliseconds($0) }
+            summary.backtrace = backtraceLines(stall)
+            return summary
         case .mailboxDrops(let mailbox, let count):
-            fields += [("kind", .string("mailboxDrop")), ("mailbox", .string(mailbox)), ("count", .int(count))]
+            var summary = RecorderEvent(atMs: atMs, ageMs: ageMs, kind: "mailboxDrop")
+            summary.mailbox = mailbox
+            summary.count = count
+            return summary
         }
-        return .object(fields)
     }
 
     /// The stall's backtrace, a line per frame (`#0 0x… Module.function() + 42 in binary`).

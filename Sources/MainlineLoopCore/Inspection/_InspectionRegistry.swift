@@ -21,7 +21,7 @@ import Atomics
 ///
 /// ```swift
 /// if _InspectionRegistry.shared.isActive {
-///     _InspectionRegistry.shared.register(self, in: .mailboxes) { [weak self] _ in self?.inspection }
+///     _InspectionRegistry.shared.register(self, in: .mailboxes) { [weak self] _ in self?.summary }
 /// }
 /// ```
 package final class _InspectionRegistry: @unchecked Sendable {
@@ -55,10 +55,11 @@ package final class _InspectionRegistry: @unchecked Sendable {
         case recorder
     }
 
-    /// One registered object.
+    /// One registered object. Its describer answers with a type of the inspector's schema (`MailboxSummary`,
+    /// `LoopSummary`, …), which ``describe(_:as:detail:)`` asks for by type.
     private struct Entry {
         weak var object: AnyObject?
-        let describe: @Sendable (Detail) -> _InspectionValue?
+        let describe: @Sendable (Detail) -> (any Sendable)?
     }
 
     /// One category's entries, in registration order, and its size after the last prune.
@@ -112,10 +113,10 @@ package final class _InspectionRegistry: @unchecked Sendable {
     ///   - category: The list it belongs to.
     ///   - describe: What the inspector shows for it, built from thread-safe state only; `nil` once it is gone.
     /// - Complexity: Amortized O(1).
-    package func register(
+    package func register<Description: Sendable>(
         _ object: AnyObject,
         in category: Category,
-        describe: @escaping @Sendable (Detail) -> _InspectionValue?
+        describe: @escaping @Sendable (Detail) -> Description?
     ) {
         guard category == .loops || isActive else { return }
         // Checking an entry loads its weak reference, which retains the object for a moment: if its owner let go
@@ -124,7 +125,7 @@ package final class _InspectionRegistry: @unchecked Sendable {
         var checked: [AnyObject] = []
         lock.withLock {
             var list = lists.removeValue(forKey: category) ?? List()
-            list.entries.append(Entry(object: object, describe: describe))
+            list.entries.append(Entry(object: object, describe: { describe($0) }))
             if list.entries.count >= max(Self.firstPruneSize, 2 * list.sizeAfterPrune) {
                 checked.reserveCapacity(list.entries.count)
                 list.entries.removeAll { entry in
@@ -146,11 +147,16 @@ package final class _InspectionRegistry: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - category: The list.
+    ///   - type: The schema's type its describers answer with for `detail`; an answer of another type is left out.
     ///   - detail: How much to ask each describer for.
     /// - Returns: One value per live entry whose describer answered.
-    package func describe(_ category: Category, detail: Detail = .summary) -> [_InspectionValue] {
+    package func describe<Description>(
+        _ category: Category,
+        as type: Description.Type,
+        detail: Detail = .summary
+    ) -> [Description] {
         let describers = lock.withLock { lists[category]?.entries.map(\.describe) ?? [] }
-        return describers.compactMap { $0(detail) }
+        return describers.compactMap { $0(detail) as? Description }
     }
 
     /// How many entries a category holds now, dead ones not yet pruned included. For tests of the pruning bound.

@@ -14,7 +14,7 @@ import Atomics
 ///
 /// **Cheap.** Only the loop writes the ring, a record at a time (no lock, no allocation); a job costs the loop one
 /// decrement, because jobs are timed in runs (see ``SlowWork``) and a phase reads the clock only when it ran work.
-/// `Benchmarks/README.md` has the figures.
+/// `Benchmarks/HISTORY.md` has the figures.
 ///
 /// ```swift
 /// for event in MainLoop.main.flightRecorder.events() {

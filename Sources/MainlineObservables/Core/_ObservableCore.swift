@@ -12,7 +12,7 @@ import MainlineLoop
 /// and the observers after the one that set it do not receive it twice.
 ///
 /// The paths every value takes (apply, notify, post) are inlinable, so that they are specialised for the caller's
-/// `T`: unspecialised, a one-observer update cost ~0.5 µs in generic-metadata lookups (Benchmarks/README.md).
+/// `T`: unspecialised, a one-observer update cost ~0.5 µs in generic-metadata lookups (Benchmarks/HISTORY.md).
 @MainActor
 @usableFromInline
 final class _ObservableCore<T> {

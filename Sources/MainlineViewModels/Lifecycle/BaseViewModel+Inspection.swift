@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import MainlineLoop
 
 // What a view model shows an inspector (`LoopInspector`): its type, its lifecycle state and an id, read from the
@@ -15,10 +16,10 @@ extension BaseViewModel {
         let id = registry.makeID()
         // The copy, not the view model, is the entry: the inspector's thread may hold it for a moment, and must never
         // hold the last reference to a main-actor object.
-        registry.register(state, in: .viewModels) { [weak state] _ in
+        registry.register(state, in: .viewModels) { [weak state] _ -> ViewModelSummary? in
             guard let state else { return nil }
             let current = state.withLock { $0 }
-            return .object([("type", .string(name)), ("state", .string(current.description)), ("id", .int(id))])
+            return ViewModelSummary(type: name, state: current.description, id: id)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MainlineCoordinators
+import MainlineInspectorSchema
 import MainlineLoop
 import MainlineTesting
 import Testing
@@ -20,17 +21,17 @@ struct CoordinatorInspectionTests {
     }
 
     /// The shared registry's coordinators list (read on another thread, as the inspector reads it), newest last.
-    static func coordinators() async -> [_InspectionValue] {
-        await Task.detached { _InspectionRegistry.shared.describe(.coordinators) }.value
+    static func coordinators() async -> [CoordinatorSummary] {
+        await Task.detached { _InspectionRegistry.shared.describe(.coordinators, as: CoordinatorSummary.self) }.value
     }
 
     /// The id of the entry registered last: read at once, on the main actor, before any other test can register one.
-    static func newestID() -> _InspectionValue? {
-        _InspectionRegistry.shared.describe(.coordinators).last?["id"]
+    static func newestID() -> Int? {
+        _InspectionRegistry.shared.describe(.coordinators, as: CoordinatorSummary.self).last?.id
     }
 
-    static func entry(_ id: _InspectionValue?) async -> _InspectionValue? {
-        await coordinators().first { $0["id"] == id }
+    static func entry(_ id: Int?) async -> CoordinatorSummary? {
+        await coordinators().first { $0.id == id }
     }
 
     @Test func aNavigationStackShowsItsScreensWithTheirOwnersAfterEveryChange() async {
@@ -39,23 +40,20 @@ struct CoordinatorInspectionTests {
         let id = Self.newestID()
         #expect(
             await Self.entry(id)
-                == .object([
-                    ("type", .string("NavigationStack")), ("id", id!), ("state", .null),
-                    ("stack", .array([.string("home")])),
-                ])
+                == CoordinatorSummary(type: "NavigationStack", id: id!, state: nil, stack: ["home"])
         )
 
         let flow = SignUpCoordinator()
         flow.start(presentation: .push(stack))
         stack.navigate(to: Screen("help"))
         #expect(
-            await Self.entry(id)?["stack"]
-                == .array([.string("home"), .string("email (SignUpCoordinator)"), .string("help")])
+            await Self.entry(id)?.stack
+                == ["home", "email (SignUpCoordinator)", "help"]
         )
         stack.pop()
-        #expect(await Self.entry(id)?["stack"] == .array([.string("home"), .string("email (SignUpCoordinator)")]))
+        #expect(await Self.entry(id)?.stack == ["home", "email (SignUpCoordinator)"])
         stack.reset(root: Screen("start"))
-        #expect(await Self.entry(id)?["stack"] == .array([.string("start")]))
+        #expect(await Self.entry(id)?.stack == ["start"])
     }
 
     @Test func aCoordinatorShowsItsStateParentPresentationScreensAndRunningChildren() async {
@@ -70,21 +68,25 @@ struct CoordinatorInspectionTests {
 
         #expect(
             await Self.entry(parentID)
-                == .object([
-                    ("type", .string("SignUpCoordinator")), ("id", parentID!), ("state", .string("running")),
-                    ("parent", .null), ("parentType", .null), ("presentation", .string("push")),
-                    ("stack", .array([.string("email"), .string("PasswordCoordinator (child)")])),
-                ])
+                == CoordinatorSummary(
+                    type: "SignUpCoordinator",
+                    id: parentID!,
+                    state: "running",
+                    parent: nil,
+                    parentType: nil,
+                    presentation: "push",
+                    stack: ["email", "PasswordCoordinator (child)"]
+                )
         )
-        #expect(await Self.entry(childID)?["parent"] == parentID)
-        #expect(await Self.entry(childID)?["parentType"] == .string("SignUpCoordinator"))
-        #expect(await Self.entry(childID)?["stack"] == .array([.string("password")]))
+        #expect(await Self.entry(childID)?.parent == parentID)
+        #expect(await Self.entry(childID)?.parentType == "SignUpCoordinator")
+        #expect(await Self.entry(childID)?.stack == ["password"])
 
         child.complete(with: "secret")
-        #expect(await Self.entry(childID)?["state"] == .string("completed"))
-        #expect(await Self.entry(parentID)?["stack"] == .array([.string("email")]), "a finished child is not listed")
+        #expect(await Self.entry(childID)?.state == "completed")
+        #expect(await Self.entry(parentID)?.stack == ["email"], "a finished child is not listed")
         parent.cancel()
-        #expect(await Self.entry(parentID)?["state"] == .string("cancelled"))
+        #expect(await Self.entry(parentID)?.state == "cancelled")
     }
 
     @Test func aModalSlotShowsItsModalAndStyleAndTabsTheirSelection() async {
@@ -96,24 +98,24 @@ struct CoordinatorInspectionTests {
         let tabsID = Self.newestID()
 
         slot.present(modal: Screen("filter"), style: .fullScreen)
-        #expect(await Self.entry(slotID)?["stack"] == .array([.string("filter")]))
-        #expect(await Self.entry(slotID)?["style"] == .string("fullScreen"))
+        #expect(await Self.entry(slotID)?.stack == ["filter"])
+        #expect(await Self.entry(slotID)?.style == "fullScreen")
         slot.dismissModal()
-        #expect(await Self.entry(slotID)?["stack"] == .array([]))
+        #expect(await Self.entry(slotID)?.stack == [])
 
-        #expect(await Self.entry(tabsID)?["stack"] == .array([.string("inbox"), .string("sent")]))
-        #expect(await Self.entry(tabsID)?["selected"] == .string("inbox"))
+        #expect(await Self.entry(tabsID)?.stack == ["inbox", "sent"])
+        #expect(await Self.entry(tabsID)?.selected == "inbox")
         let drafts = Screen("drafts")
         tabs.add(drafts, select: true)
-        #expect(await Self.entry(tabsID)?["selected"] == .string("drafts"))
+        #expect(await Self.entry(tabsID)?.selected == "drafts")
         tabs.remove(drafts)
-        #expect(await Self.entry(tabsID)?["stack"] == .array([.string("inbox"), .string("sent")]))
+        #expect(await Self.entry(tabsID)?.stack == ["inbox", "sent"])
     }
 
     @Test func aCoordinatorReleasedWithItsLastScreenIsNoLongerShown() async {
         _InspectionRegistry.shared.activate()
         let stack = NavigationStack(root: Screen("home"), loop: TestLoop())
-        var id: _InspectionValue?
+        var id: Int?
         do {
             let flow = SignUpCoordinator()
             id = Self.newestID()

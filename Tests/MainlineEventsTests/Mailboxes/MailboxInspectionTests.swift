@@ -1,4 +1,5 @@
 import MainlineEvents
+import MainlineInspectorSchema
 import MainlineLoop
 import MainlineTesting
 import Testing
@@ -9,8 +10,8 @@ import Testing
 @Suite("Mailboxes under an inspector")
 struct MailboxInspectionTests {
     /// The shared registry's description of the mailbox named `name` (tests in this process make many mailboxes).
-    nonisolated static func described(_ name: String) -> [_InspectionValue] {
-        _InspectionRegistry.shared.describe(.mailboxes).filter { $0["name"] == .string(name) }
+    nonisolated static func described(_ name: String) -> [MailboxSummary] {
+        _InspectionRegistry.shared.describe(.mailboxes, as: MailboxSummary.self).filter { $0.name == name }
     }
 
     @Test func aBoundedMailboxShowsItsDepthCapacityPolicyAndDrops() async {
@@ -25,16 +26,24 @@ struct MailboxInspectionTests {
 
         #expect(
             described == [
-                .object([
-                    ("name", .string(name)), ("kind", .string("bounded")), ("depth", .int(3)), ("capacity", .int(3)),
-                    ("dropped", .int(2)), ("coalesced", .int(0)), ("accepted", .int(5)), ("rejected", .int(0)),
-                    ("delivered", .int(0)), ("waiting", .int(0)), ("overflow", .string("dropOldest")),
-                ])
+                MailboxSummary(
+                    name: name,
+                    kind: "bounded",
+                    depth: 3,
+                    capacity: 3,
+                    dropped: 2,
+                    coalesced: 0,
+                    accepted: 5,
+                    rejected: 0,
+                    delivered: 0,
+                    waiting: 0,
+                    overflow: "dropOldest"
+                )
             ]
         )
         _ = mailbox.takeAll()
-        #expect(Self.described(name).first?["depth"] == .int(0))
-        #expect(Self.described(name).first?["delivered"] == .int(3))
+        #expect(Self.described(name).first?.depth == 0)
+        #expect(Self.described(name).first?.delivered == 3)
     }
 
     @Test func latestAndKeyedMailboxesCountReplacedValuesAsCoalesced() {
@@ -47,28 +56,28 @@ struct MailboxInspectionTests {
         for key in ["a", "b", "a", "a"] { keyed.place(key: key, value: 1) }
 
         let latestDescription = Self.described("latest-\(suffix)").first
-        #expect(latestDescription?["kind"] == .string("latest"))
-        #expect(latestDescription?["depth"] == .int(1))
-        #expect(latestDescription?["capacity"] == .int(1))
-        #expect(latestDescription?["dropped"] == .int(3))
-        #expect(latestDescription?["coalesced"] == .int(3))
-        #expect(latestDescription?["overflow"] == .null)
+        #expect(latestDescription?.kind == "latest")
+        #expect(latestDescription?.depth == 1)
+        #expect(latestDescription?.capacity == 1)
+        #expect(latestDescription?.dropped == 3)
+        #expect(latestDescription?.coalesced == 3)
+        #expect(latestDescription?.overflow == nil)
 
         let keyedDescription = Self.described("keyed-\(suffix)").first
-        #expect(keyedDescription?["kind"] == .string("keyed"))
-        #expect(keyedDescription?["depth"] == .int(2))
-        #expect(keyedDescription?["capacity"] == .null, "unbounded")
-        #expect(keyedDescription?["dropped"] == .int(2))
-        #expect(keyedDescription?["coalesced"] == .int(2))
+        #expect(keyedDescription?.kind == "keyed")
+        #expect(keyedDescription?.depth == 2)
+        #expect(keyedDescription?.capacity == nil, "unbounded")
+        #expect(keyedDescription?.dropped == 2)
+        #expect(keyedDescription?.coalesced == 2)
     }
 
     @Test func anUnnamedMailboxShowsANullName() {
         _InspectionRegistry.shared.activate()
         let mailbox = LatestMailbox<Int>(loop: TestLoop())
         mailbox.place(1)
-        let unnamed = _InspectionRegistry.shared.describe(.mailboxes).filter { $0["name"] == .null }
+        let unnamed = _InspectionRegistry.shared.describe(.mailboxes, as: MailboxSummary.self).filter { $0.name == nil }
         #expect(!unnamed.isEmpty)
-        #expect(unnamed.allSatisfy { $0["kind"] != nil })
+        #expect(unnamed.allSatisfy { $0.kind != nil })
     }
 
     @Test func aMailboxThatIsGoneIsNoLongerShown() {

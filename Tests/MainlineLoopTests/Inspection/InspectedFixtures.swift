@@ -1,3 +1,5 @@
+import MainlineInspectorSchema
+
 @testable import MainlineLoop
 @testable import MainlineLoopCore
 
@@ -5,11 +7,11 @@
 /// coordinator: it describes itself as `summary` (and, asked for the recorder, as `recorder`) while it lives.
 ///
 /// All operations on `InspectedFixture` are thread-safe.
-final class InspectedFixture: Sendable {
-    let summary: _InspectionValue
-    let recorder: _InspectionValue?
+final class InspectedFixture<Summary: Sendable & Equatable>: Sendable {
+    let summary: Summary
+    let recorder: LoopRecording?
 
-    init(_ summary: _InspectionValue, recorder: _InspectionValue? = nil) {
+    init(_ summary: Summary, recorder: LoopRecording? = nil) {
         self.summary = summary
         self.recorder = recorder
     }
@@ -17,93 +19,66 @@ final class InspectedFixture: Sendable {
     /// Registers itself in `category` of `registry`, weakly, as the package's objects do.
     @discardableResult
     func register(in registry: _InspectionRegistry, _ category: _InspectionRegistry.Category) -> Self {
-        registry.register(self, in: category) { [weak self] detail in
+        registry.register(self, in: category) { [weak self] detail -> (any Sendable)? in
             guard let self else { return nil }
-            return detail == .recorder ? (recorder ?? summary) : summary
+            if detail == .recorder, let recorder { return recorder }
+            return summary
         }
         return self
     }
+}
 
-    /// A loop as the loop describers of issue 27 describe one (summary), with every field the console shows.
-    static func loop(name: String, iterations: Int = 1_000) -> InspectedFixture {
-        InspectedFixture(
-            .object([
-                ("name", .string(name)), ("kind", .string("MainLoop")), ("state", .string("running")),
-                ("iterations", .int(iterations)), ("busyPercent", .double(12.5)), ("postsRun", .int(300)),
-                ("postsPending", .int(2)), ("timersFired", .int(40)), ("settleDeliveries", .int(7)),
-                (
-                    "delay",
-                    .object([
-                        ("p50Ms", .double(0.02)), ("p99Ms", .double(1.2)), ("maxMs", .double(3.1)),
-                        ("samples", .int(200)),
-                        (
-                            "buckets",
-                            .array([
-                                .object([("upToMs", .double(0.016)), ("count", .int(150))]),
-                                .object([("upToMs", .double(1.024)), ("count", .int(45))]),
-                                .object([("upToMs", .double(4.096)), ("count", .int(5))]),
-                            ])
-                        ),
-                    ])
-                ),
-                (
-                    "running",
-                    .object([("site", .string("App/Workers.swift:42")), ("label", .null), ("forMs", .double(12))])
-                ),
-                (
-                    "stalls",
-                    .array([
-                        .object([
-                            ("site", .string("App/Stall.swift:7")), ("label", .string("stall on purpose")),
-                            ("kind", .string("callback")), ("durationMs", .double(1_250)), ("ageMs", .double(3_000)),
-                            ("backtrace", .array([.string("#0 holdTheLoopOnPurpose"), .string("#1 main")])),
-                            (
-                                "lastEvents",
-                                .array([.object([("atMs", .double(10)), ("kind", .string("wakeUp"))])])
-                            ),
-                        ])
-                    ])
-                ),
-                (
-                    "slowest",
-                    .array([
-                        .object([
-                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")),
-                            ("kind", .string("post")),
-                            ("durationMs", .double(3.2)), ("ageMs", .double(100)),
-                        ]),
-                        .object([
-                            ("site", .string("App/File.swift:12")), ("label", .string("fetch")),
-                            ("kind", .string("post")),
-                            ("durationMs", .double(5.5)), ("ageMs", .double(50)),
-                        ]),
-                    ])
-                ),
-                (
-                    "timers",
-                    .array([
-                        .object([
-                            ("site", .string("App/Tick.swift:3")), ("label", .string("tick")),
-                            ("dueInMs", .double(250)),
-                            ("repeating", .bool(true)),
-                        ])
-                    ])
-                ),
-                ("recorder", .object([("capacityBytes", .int(262_144)), ("events", .int(1_234))])),
-            ]),
-            recorder: .object([
-                ("name", .string(name)), ("kind", .string("MainLoop")), ("capacityBytes", .int(262_144)),
-                (
-                    "events",
-                    .array([
-                        .object([("atMs", .double(1)), ("kind", .string("wakeUp"))]),
-                        .object([
-                            ("atMs", .double(2)), ("kind", .string("slowJob")), ("site", .string("App/File.swift:12")),
-                            ("label", .null), ("jobKind", .string("post")), ("durationMs", .double(3.2)),
-                        ]),
-                    ])
-                ),
-            ])
+extension InspectedFixture where Summary == LoopSummary {
+    /// A loop as the loop describers describe one (summary), with every field the console shows.
+    static func loop(name: String, iterations: Int = 1_000) -> InspectedFixture<LoopSummary> {
+        var summary = LoopSummary(name: name, kind: "MainLoop", state: "running")
+        summary.iterations = iterations
+        summary.busyPercent = 12.5
+        summary.postsRun = 300
+        summary.postsPending = 2
+        summary.timersFired = 40
+        summary.settleDeliveries = 7
+        summary.delay = LoopSummary.Delay(
+            p50Ms: 0.02,
+            p99Ms: 1.2,
+            maxMs: 3.1,
+            samples: 200,
+            buckets: [
+                LoopSummary.Bucket(upToMs: 0.016, count: 150), LoopSummary.Bucket(upToMs: 1.024, count: 45),
+                LoopSummary.Bucket(upToMs: 4.096, count: 5),
+            ]
         )
+        summary.running = LoopSummary.Running(site: "App/Workers.swift:42", label: nil, forMs: 12)
+        summary.stalls = [
+            LoopSummary.Stall(
+                site: "App/Stall.swift:7",
+                label: "stall on purpose",
+                kind: "callback",
+                durationMs: 1_250,
+                ended: true,
+                totalMs: 1_300,
+                ageMs: 3_000,
+                backtrace: ["#0 holdTheLoopOnPurpose", "#1 main"],
+                lastEvents: [RecorderEvent(atMs: 10, ageMs: 2_990, kind: "wakeUp")]
+            )
+        ]
+        summary.slowest = [
+            LoopSummary.SlowJob(site: "App/File.swift:12", label: "fetch", kind: "post", durationMs: 3.2, ageMs: 100),
+            LoopSummary.SlowJob(site: "App/File.swift:12", label: "fetch", kind: "post", durationMs: 5.5, ageMs: 50),
+        ]
+        summary.timers = [LoopSummary.Timer(site: "App/Tick.swift:3", label: "tick", dueInMs: 250, repeating: true)]
+        summary.recorder = LoopSummary.Recorder(capacityBytes: 262_144, events: 1_234)
+        var slowJob = RecorderEvent(atMs: 2, ageMs: 1, kind: "slowJob")
+        slowJob.site = "App/File.swift:12"
+        slowJob.jobKind = "post"
+        slowJob.durationMs = 3.2
+        let recorder = LoopRecording(
+            name: name,
+            kind: "MainLoop",
+            state: "running",
+            capacityBytes: 262_144,
+            events: [RecorderEvent(atMs: 1, ageMs: 2, kind: "wakeUp"), slowJob]
+        )
+        return InspectedFixture(summary, recorder: recorder)
     }
 }

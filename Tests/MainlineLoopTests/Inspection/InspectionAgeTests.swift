@@ -1,3 +1,4 @@
+import MainlineInspectorSchema
 import Testing
 
 @testable import MainlineInspection
@@ -11,14 +12,6 @@ struct InspectionAgeTests {
     /// 50 ms: how long a describer may wait for a loop's snapshot between its clock read and the recorder's.
     static let describerWait: UInt64 = 50_000_000
 
-    static func number(_ value: _InspectionValue?) -> Double? {
-        switch value {
-        case .double(let number): number
-        case .int(let number): Double(number)
-        default: nil
-        }
-    }
-
     @Test func aJobThatBeganAfterTheClockWasReadHasRunForZeroMilliseconds() throws {
         let recorder = LoopFlightRecorder(clock: { _MonotonicClock.nanoseconds() })
         let monitor = _StallMonitor(capture: _ThreadHandle.capturing)
@@ -26,10 +19,11 @@ struct InspectionAgeTests {
         let readBeforeTheJob = _MonotonicClock.nanoseconds() - Self.describerWait
         monitor.begin("post")
 
-        let summary = _InspectionValue.object(recorder.inspectionSummary(now: readBeforeTheJob))
-        let running = try #require(summary["running"])
-        #expect(Self.number(running["forMs"]) == 0)
-        #expect(running["label"] == .string("post"))
+        var summary = LoopSummary(name: "main", kind: "MainLoop", state: "owner")
+        recorder.fillInspectionSummary(&summary, now: readBeforeTheJob)
+        let running = try #require(summary.running)
+        #expect(running.forMs == 0)
+        #expect(running.label == "post")
     }
 
     @Test func aSlowJobOrStallRecordedAfterTheClockWasReadIsZeroMillisecondsOld() {
@@ -47,12 +41,12 @@ struct InspectionAgeTests {
             now: now,
             limit: 10
         )
-        #expect(slowest.map { Self.number($0["ageMs"]) } == [0])
+        #expect(slowest.map(\.ageMs) == [0])
 
         let stall = LoopStall(label: "fetch", kind: .callback, duration: .milliseconds(120), startNanoseconds: later)
-        #expect(Self.number(LoopFlightRecorder.stallValue(stall, now: now)["ageMs"]) == 0)
+        #expect(LoopFlightRecorder.stallSummary(stall, now: now).ageMs == 0)
         let event = LoopFlightRecorder.Event(nanoseconds: later, kind: .stall(stall))
-        #expect(Self.number(LoopFlightRecorder.eventValue(event, now: now)["ageMs"]) == 0)
+        #expect(LoopFlightRecorder.eventSummary(event, now: now).ageMs == 0)
     }
 
     @Test func anAgeBeforeTheClockReadIsTheDifferenceInMilliseconds() {

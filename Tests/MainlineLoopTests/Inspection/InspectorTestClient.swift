@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 import _MainlineTestSupport
 
 @testable import MainlineInspection
@@ -89,15 +90,22 @@ final class InspectorTestClient {
     }
 
     /// Sends `{"request":"<request>"}` and returns the answer, read as JSON.
-    func ask(_ request: String) throws -> _InspectionValue {
+    func ask(_ request: String) throws -> JSONTree {
         try send("{\"request\":\"\(request)\"}\n")
         return try answer()
     }
 
-    /// The next line, read as JSON.
-    func answer() throws -> _InspectionValue {
+    /// Sends `{"request":"<request>"}` and returns the answer, decoded as the schema's `type`, as the console does.
+    func ask<Document: Decodable>(_ request: String, as type: Document.Type) throws -> Document {
+        try send("{\"request\":\"\(request)\"}\n")
         guard let line = try readLine() else { throw Failure(description: "\(path) closed the connection") }
-        return try _InspectionValue(parsing: Array(line.utf8))
+        return try InspectorJSON.decode(type, from: line.utf8)
+    }
+
+    /// The next line, read as JSON.
+    func answer() throws -> JSONTree {
+        guard let line = try readLine() else { throw Failure(description: "\(path) closed the connection") }
+        return try JSONTree(line: line)
     }
 }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MainlineInspectorSchema
 import Testing
 
 @testable import MainlineInspection
@@ -14,14 +15,6 @@ struct LoopDescriptionTests {
     static func spin(microseconds: UInt64) {
         let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1_000
         while DispatchTime.now().uptimeNanoseconds < end {}
-    }
-
-    private func double(_ value: _InspectionValue?) -> Double? {
-        switch value {
-        case .double(let number): number
-        case .int(let number): Double(number)
-        default: nil
-        }
     }
 
     @Test func aMainLoopShowsItsCountersDelaySlowestWorkAndTimers() async throws {
@@ -45,40 +38,38 @@ struct LoopDescriptionTests {
         // The timers come from a snapshot the loop takes in a job the inspector posts; it waits 50 ms for it and else
         // shows the last one (none yet). Under load the loop may take longer: then wait for the loop itself — a job
         // posted after the inspector's runs after it — and ask again.
-        var answer = try client.ask("snapshot")["loops"]?.arrayValue?.first
-        if answer?["timers"] == .null {
+        var answer = try client.ask("snapshot", as: InspectorSnapshot.self).loops.first
+        if answer?.timers == nil {
             try await loop.run {}
-            answer = try client.ask("snapshot")["loops"]?.arrayValue?.first
+            answer = try client.ask("snapshot", as: InspectorSnapshot.self).loops.first
         }
         let described = try #require(answer)
 
-        #expect(described["name"]?.stringValue == "MainLoop")
-        #expect(described["kind"]?.stringValue == "MainLoop")
-        #expect(described["state"]?.stringValue == "guest")
-        #expect((described["iterations"].flatMap { if case .int(let n) = $0 { n } else { nil } } ?? 0) >= 2)
-        #expect(double(described["busyPercent"]).map { $0 >= 0 && $0 <= 100 } == true)
-        let delay = described["delay"]
-        #expect(double(delay?["maxMs"]).map { $0 >= 3 } == true, "the 3 ms job's iteration")
-        #expect(double(delay?["p50Ms"]) != nil && double(delay?["p99Ms"]) != nil)
+        #expect(described.name == "MainLoop")
+        #expect(described.kind == "MainLoop")
+        #expect(described.state == "guest")
+        #expect((described.iterations ?? 0) >= 2)
+        #expect(described.busyPercent.map { $0 >= 0 && $0 <= 100 } == true)
+        let delay = described.delay
+        #expect(delay?.maxMs.map { $0 >= 3 } == true, "the 3 ms job's iteration")
+        #expect(delay?.p50Ms != nil && delay?.p99Ms != nil)
         let file = "MainlineLoopTests/LoopDescriptionTests.swift"
         // The 3 ms job, by its site (another job may be slower on a slow machine: the inspector's own snapshot job,
         // under ThreadSanitizer).
         let slowest = try #require(
-            described["slowest"]?.arrayValue?.first { $0["site"]?.stringValue == "\(file):\(slowLine)" }
+            described.slowest.first { $0.site == "\(file):\(slowLine)" }
         )
-        #expect(slowest["kind"]?.stringValue == "post")
-        #expect(double(slowest["durationMs"]).map { $0 >= 3 } == true)
-        #expect(described["stalls"] == .array([]))
-        let timers = try #require(described["timers"]?.arrayValue)
+        #expect(slowest.kind == "post")
+        #expect(slowest.durationMs.map { $0 >= 3 } == true)
+        #expect(described.stalls == [])
+        let timers = try #require(described.timers)
         #expect(timers.count == 1)
-        #expect(timers.first?["site"]?.stringValue == "\(file):\(timerLine)")
-        #expect(timers.first?["label"]?.stringValue == "later")
+        #expect(timers.first?.site == "\(file):\(timerLine)")
+        #expect(timers.first?.label == "later")
 
-        let recorder = try client.ask("recorder")
-        let events = try #require(recorder["loops"]?.arrayValue?.first?["events"]?.arrayValue)
-        #expect(
-            events.contains { $0["kind"]?.stringValue == "slowJob" && $0["site"]?.stringValue == "\(file):\(slowLine)" }
-        )
+        let recorder = try client.ask("recorder", as: InspectorRecorderDocument.self)
+        let events = try #require(recorder.loops.first?.events)
+        #expect(events.contains { $0.kind == "slowJob" && $0.site == "\(file):\(slowLine)" })
 
         loop.stop()
         await loop.waitUntilStopped()
@@ -98,7 +89,7 @@ struct LoopDescriptionTests {
         defer { inspector.stop() }
         let described = try InspectorTestClient(path: folder.file("i.sock")).ask("snapshot")["loops"]?.arrayValue?.first
         #expect(described?["state"]?.stringValue == "idle")
-        #expect(described?["timers"] == .null, "no snapshot is taken: a post would start the loop")
+        #expect(described?["timers"] == .null, "no snapshot is taken: a post would start the loop (null, not missing)")
         #expect(loop.state == .idle)
     }
 
@@ -123,17 +114,14 @@ struct LoopDescriptionTests {
         defer { inspector.stop() }
         let client = try InspectorTestClient(path: folder.file("i.sock"))
         // The slow post's run closes when the post phase ends, right after the job: wait for it to be recorded.
-        var described: _InspectionValue?
+        var described: LoopSummary?
         for _ in 0..<1_000 {
-            described = try client.ask("snapshot")["loops"]?.arrayValue?.first
-            if described?["slowest"]?.arrayValue?.isEmpty == false { break }
+            described = try client.ask("snapshot", as: InspectorSnapshot.self).loops.first
+            if described?.slowest.isEmpty == false { break }
         }
-        #expect(described?["name"]?.stringValue == "io")
-        #expect(described?["kind"]?.stringValue == "EventLoop")
-        #expect(
-            described?["slowest"]?.arrayValue?.first?["site"]?.stringValue
-                == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)"
-        )
+        #expect(described?.name == "io")
+        #expect(described?.kind == "EventLoop")
+        #expect(described?.slowest.first?.site == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)")
         loop.stop()
         await loop.waitUntilStopped()
     }

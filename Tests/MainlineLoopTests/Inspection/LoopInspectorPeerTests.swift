@@ -62,7 +62,7 @@ struct LoopInspectorPeerTests {
         let printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
         #expect(
             printed
-                == #"{"schema":1,"error":"refused: peer uid \#(Self.nobody) is not this process's owner (uid 0)"}"#
+                == #"{"error":"refused: peer uid \#(Self.nobody) is not this process's owner (uid 0)","schema":1}"#
                 + "\n"
         )
         // The owner is served as before.

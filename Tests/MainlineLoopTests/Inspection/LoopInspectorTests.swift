@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 import Testing
 
 @testable import MainlineInspection
@@ -28,32 +29,31 @@ struct LoopInspectorTests {
         )
         defer { inspector.stop() }
         let mailboxes = ["jobs", "quotes"].map {
-            InspectedFixture(.object([("name", .string($0)), ("depth", .int(1))])).register(in: registry, .mailboxes)
+            InspectedFixture(
+                MailboxSummary(name: $0, kind: "bounded", depth: 1, capacity: nil, dropped: 0, coalesced: 0)
+            )
+            .register(in: registry, .mailboxes)
         }
-        let viewModel = InspectedFixture(.object([("type", .string("ClockViewModel")), ("state", .string("resumed"))]))
+        let viewModel = InspectedFixture(ViewModelSummary(type: "ClockViewModel", state: "resumed", id: 1))
             .register(in: registry, .viewModels)
-        let coordinator = InspectedFixture(.object([("type", .string("NavigationStack")), ("stack", .array([]))]))
+        let coordinator = InspectedFixture(CoordinatorSummary(type: "NavigationStack", id: 2, state: nil, stack: []))
             .register(in: registry, .coordinators)
 
-        let snapshot = try InspectorTestClient(path: folder.file("i.sock")).ask("snapshot")
+        let client = try InspectorTestClient(path: folder.file("i.sock"))
+        let snapshot = try client.ask("snapshot", as: InspectorSnapshot.self)
 
-        #expect(snapshot["schema"] == .int(1))
-        #expect(snapshot["pid"] == .int(Int(getpid())))
+        #expect(snapshot.schema == 1)
+        #expect(snapshot.pid == Int(getpid()))
         let process = CommandLine.arguments[0].split(separator: "/").last.map(String.init)
-        #expect(snapshot["process"]?.stringValue == process)
-        guard case .double(let uptime) = snapshot["uptimeSeconds"] else {
-            Issue.record("uptimeSeconds is not a number: \(snapshot)")
-            return
-        }
-        #expect(uptime > 0)
-        #expect(snapshot["loops"] == .array([loop.summary]))
-        #expect(snapshot["mailboxes"] == .array(mailboxes.map(\.summary)))
-        #expect(snapshot["viewModels"] == .array([viewModel.summary]))
-        #expect(snapshot["coordinators"] == .array([coordinator.summary]))
-        // The keys in the documented order.
-        guard case .object(let members) = snapshot else { return }
+        #expect(snapshot.process == process)
+        #expect((snapshot.uptimeSeconds ?? 0) > 0)
+        #expect(snapshot.loops == [loop.summary])
+        #expect(snapshot.mailboxes == mailboxes.map(\.summary))
+        #expect(snapshot.viewModels == [viewModel.summary])
+        #expect(snapshot.coordinators == [coordinator.summary])
+        // The keys the article documents, each present.
         #expect(
-            members.map(\.0)
+            try client.ask("snapshot").keys
                 == ["schema", "pid", "process", "uptimeSeconds", "loops", "mailboxes", "viewModels", "coordinators"]
         )
     }
@@ -62,7 +62,8 @@ struct LoopInspectorTests {
         let folder = TemporaryFolder()
         let registry = _InspectionRegistry()
         let loops = ["main", "io"].map { InspectedFixture.loop(name: $0).register(in: registry, .loops) }
-        InspectedFixture(.object([("name", .string("jobs"))])).register(in: registry, .mailboxes)
+        InspectedFixture(MailboxSummary(name: "jobs", kind: "bounded", depth: 0, capacity: 1, dropped: 0, coalesced: 0))
+            .register(in: registry, .mailboxes)
         let inspector = try LoopInspector.start(
             socketPath: folder.file("i.sock"),
             registry: registry,
@@ -70,14 +71,11 @@ struct LoopInspectorTests {
         )
         defer { inspector.stop() }
 
-        let recorder = try InspectorTestClient(path: folder.file("i.sock")).ask("recorder")
+        let client = try InspectorTestClient(path: folder.file("i.sock"))
+        let recorder = try client.ask("recorder", as: InspectorRecorderDocument.self)
 
-        guard case .object(let members) = recorder else {
-            Issue.record("not an object: \(recorder)")
-            return
-        }
-        #expect(members.map(\.0) == ["schema", "pid", "process", "loops"])
-        #expect(recorder["loops"] == .array(loops.compactMap(\.recorder)))
+        #expect(try client.ask("recorder").keys == ["schema", "pid", "process", "loops"])
+        #expect(recorder.loops == loops.compactMap(\.recorder))
     }
 
     @Test func objectsThatAreGoneAreNotInTheNextSnapshot() throws {
@@ -89,7 +87,9 @@ struct LoopInspectorTests {
             limits: .keepingSilentClients
         )
         defer { inspector.stop() }
-        var mailbox: InspectedFixture? = InspectedFixture(.object([("name", .string("jobs"))]))
+        var mailbox: InspectedFixture? = InspectedFixture(
+            MailboxSummary(name: "jobs", kind: "bounded", depth: 0, capacity: 1, dropped: 0, coalesced: 0)
+        )
         mailbox?.register(in: registry, .mailboxes)
         let client = try InspectorTestClient(path: folder.file("i.sock"))
         #expect(try client.ask("snapshot")["mailboxes"]?.arrayValue?.count == 1)
@@ -113,17 +113,17 @@ struct LoopInspectorTests {
 
         // The main actor waits here, as a stalled main loop would, until a client on another thread has its answer.
         let answered = DispatchSemaphore(value: 0)
-        let answer = _Locked<Result<_InspectionValue, any Error>?>(nil)
+        let answer = _Locked<Result<InspectorSnapshot, any Error>?>(nil)
         let path = folder.file("i.sock")
         Thread.detachNewThread {
-            let snapshot = Result { try InspectorTestClient(path: path).ask("snapshot") }
+            let snapshot = Result { try InspectorTestClient(path: path).ask("snapshot", as: InspectorSnapshot.self) }
             answer.withLock { $0 = snapshot }
             answered.signal()
         }
         #expect(answered.wait(timeout: .now() + 60) == .success, "no answer while the main actor was blocked")
         // The client's error, if it had one, is what the failure says.
         let snapshot = try #require(answer.withLock { $0 }).get()
-        #expect(snapshot["loops"] == .array([loop.summary]))
+        #expect(snapshot.loops == [loop.summary])
     }
 
     @Test func startingActivatesTheRegistry() throws {
@@ -167,6 +167,23 @@ struct LoopInspectorTests {
         #expect(try client.readLine() == nil, "the client was disconnected")
         inspector.stop()  // nothing more to do, and no trap
         #expect(throws: InspectorTestClient.Failure.self) { try InspectorTestClient(path: path) }
+    }
+
+    @Test func theInspectorServesFromItsOwnLoopAndStoppingClosesEveryHandleItOpenedThere() throws {
+        let folder = TemporaryFolder()
+        let path = folder.file("i.sock")
+        let inspector = try LoopInspector.start(socketPath: path, registry: .init(), limits: .keepingSilentClients)
+        let clients = try (0..<3).map { _ in try InspectorTestClient(path: path) }
+        for client in clients { #expect(try client.ask("snapshot")["schema"] == .int(1)) }
+        // The listener's poll handle and one per client, on the inspector's loop.
+        let live = _UVResources.live(of: inspector.loop)
+        #expect(live.handles == 1 + clients.count, "\(live)")
+
+        inspector.stop()
+
+        #expect(_UVResources.live(of: inspector.loop) == _UVResources.Counts(), "every handle closed and freed")
+        #expect(inspector.loop.loopCloseResult == 0, "libuv closed the loop: no handle of the inspector's was open")
+        withExtendedLifetime(clients) {}
     }
 
     @Test func releasingTheInspectorStopsIt() throws {

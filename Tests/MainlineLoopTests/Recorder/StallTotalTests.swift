@@ -14,28 +14,28 @@ struct StallTotalTests {
     @Test func aKeptStallGetsItsTotalWhenItEndsAndTheDocumentsShowIt() {
         let recorder = LoopFlightRecorder(clock: { 0 })
         recorder.keep(Self.stall(startingAt: 1_000_000_000), at: 1_109_100_000)
-        let reported = LoopFlightRecorder.stallValue(recorder.stallsKept[0], now: 1_200_000_000)
-        #expect(reported["ended"] == .bool(false))
-        #expect(reported["totalMs"] == .null)
-        #expect(reported["durationMs"] == .double(109.1))
+        let reported = LoopFlightRecorder.stallSummary(recorder.stallsKept[0], now: 1_200_000_000)
+        #expect(reported.ended == false)
+        #expect(reported.totalMs == nil)
+        #expect(reported.durationMs == 109.1)
         #expect(recorder.stallsKept[0].description.hasSuffix("has held the loop for at least 109.1 ms"))
 
         recorder.keepTotal(.milliseconds(309), ofStallStartedAt: 1_000_000_000, kind: .callback)
 
         #expect(recorder.stallsKept.map(\.total) == [.milliseconds(309)])
-        let ended = LoopFlightRecorder.stallValue(recorder.stallsKept[0], now: 1_400_000_000)
-        #expect(ended["ended"] == .bool(true))
-        #expect(ended["totalMs"] == .double(309))
-        #expect(ended["durationMs"] == .double(109.1), "the lower bound at detection stays what it was")
+        let ended = LoopFlightRecorder.stallSummary(recorder.stallsKept[0], now: 1_400_000_000)
+        #expect(ended.ended == true)
+        #expect(ended.totalMs == 309)
+        #expect(ended.durationMs == 109.1, "the lower bound at detection stays what it was")
         #expect(
             recorder.stallsKept[0].description
                 == "callback 'fetch' held the loop for 309.0 ms (reported at 109.1 ms)"
         )
         // The recorder's own events (the dump) hold the same report.
         let event = recorder.events().first { if case .stall = $0.kind { true } else { false } }
-        let dumped = event.map { LoopFlightRecorder.eventValue($0, now: 1_400_000_000) }
-        #expect(dumped?["totalMs"] == .double(309))
-        #expect(dumped?["ended"] == .bool(true))
+        let dumped = event.map { LoopFlightRecorder.eventSummary($0, now: 1_400_000_000) }
+        #expect(dumped?.totalMs == 309)
+        #expect(dumped?.ended == true)
     }
 
     @Test func aTotalGoesToTheStallThatBeganThenAndOfThatKindOnly() {

@@ -1,4 +1,5 @@
 import Foundation
+import MainlineInspectorSchema
 import MainlineLoop
 import MainlineTesting
 import MainlineViewModels
@@ -12,31 +13,28 @@ struct BaseViewModelInspectionTests {
     final class ClockViewModel: BaseViewModel {}
 
     /// The shared registry's description of the view model with `id`.
-    nonisolated static func described(id: _InspectionValue?) -> _InspectionValue? {
-        _InspectionRegistry.shared.describe(.viewModels).first { $0["id"] == id }
+    nonisolated static func described(id: Int?) -> ViewModelSummary? {
+        _InspectionRegistry.shared.describe(.viewModels, as: ViewModelSummary.self).first { $0.id == id }
     }
 
     /// The id of the view model described last (the one just made).
-    static func newestID() -> _InspectionValue? {
-        _InspectionRegistry.shared.describe(.viewModels).last?["id"]
+    static func newestID() -> Int? {
+        _InspectionRegistry.shared.describe(.viewModels, as: ViewModelSummary.self).last?.id
     }
 
     @Test func aViewModelShowsItsTypeAndEachLifecycleState() {
         _InspectionRegistry.shared.activate()
         let viewModel = ClockViewModel(loop: TestLoop())
         let id = Self.newestID()
-        #expect(Self.described(id: id)?["type"] == .string("ClockViewModel"))
-        #expect(Self.described(id: id)?["state"] == .string("initialized"))
+        #expect(Self.described(id: id)?.type == "ClockViewModel")
+        #expect(Self.described(id: id)?.state == "initialized")
 
         viewModel.didResume()
-        #expect(Self.described(id: id)?["state"] == .string("resumed"))
+        #expect(Self.described(id: id)?.state == "resumed")
         viewModel.didPause()
-        #expect(Self.described(id: id)?["state"] == .string("paused"))
+        #expect(Self.described(id: id)?.state == "paused")
         viewModel.clear()
-        #expect(
-            Self.described(id: id)
-                == .object([("type", .string("ClockViewModel")), ("state", .string("cleared")), ("id", id!)])
-        )
+        #expect(Self.described(id: id) == ViewModelSummary(type: "ClockViewModel", state: "cleared", id: id!))
     }
 
     @Test func theStateReadsOnAnotherThreadWhileTheMainActorIsBlocked() {
@@ -47,13 +45,13 @@ struct BaseViewModelInspectionTests {
 
         // The main actor waits here, as a stalled loop would; the read happens on another thread meanwhile.
         let read = DispatchSemaphore(value: 0)
-        let state = _Locked<_InspectionValue?>(nil)
+        let state = _Locked<String?>(nil)
         Thread.detachNewThread {
-            state.withLock { $0 = Self.described(id: id)?["state"] }
+            state.withLock { $0 = Self.described(id: id)?.state }
             read.signal()
         }
         #expect(read.wait(timeout: .now() + 60) == .success, "the inspector's read waited for the main actor")
-        #expect(state.withLock { $0 } == .string("resumed"))
+        #expect(state.withLock { $0 } == "resumed")
         withExtendedLifetime(viewModel) {}
     }
 
