@@ -78,12 +78,14 @@ extension LoopInspector {
                 header + [
                     ("uptimeSeconds", .double(((Self.bootClock() - startedAt) * 1_000).rounded() / 1_000)),
                     ("loops", .array(registry.describe(.loops))),
-                    ("mailboxes", .array(registry.describe(.mailboxes))),
-                    ("viewModels", .array(registry.describe(.viewModels))),
-                    ("coordinators", .array(registry.describe(.coordinators))),
-                ]
+                ] + Self.sections.map { ($0, .array(registry.describe(.init($0)))) }
             )
         }
+
+        /// The lists of a snapshot after `loops`, in order: the categories the upper layers register into
+        /// (MainlineEvents' mailboxes, MainlineViewModels' view models, MainlineCoordinators' coordinators), named as
+        /// the snapshot's schema promises, present (perhaps empty) whether or not their layer is linked.
+        static let sections = ["mailboxes", "viewModels", "coordinators"]
 
         /// `{"schema":1,"pid":…,"process":…,"loops":[…]}`, each loop with its flight recorder.
         func recorder() -> _InspectionValue {
