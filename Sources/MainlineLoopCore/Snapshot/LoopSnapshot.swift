@@ -25,7 +25,7 @@
 ///
 /// A snapshot is read on the loop (or, for an `EventLoop`, under its locks) in O(timers + settle notifications),
 /// and costs the loop nothing until someone asks for one: the counters it reports are kept once per phase, not per
-/// post. See <doc:ReadingALoopSnapshot>.
+/// post. See the article "Reading a loop snapshot" (`MainlineLoop`).
 public struct LoopSnapshot: Hashable, Sendable {
     /// Where a loop is in its life when the snapshot is taken.
     ///
