@@ -29,6 +29,8 @@ let package = Package(
             name: "MainlineBenchmarks",
             dependencies: [
                 .product(name: "MainlineLoop", package: "Mainline"),
+                // The stall watchdog, for the instrumentation group.
+                .product(name: "MainlineInspection", package: "Mainline"),
                 .product(name: "MainlineEvents", package: "Mainline"),
                 .product(name: "MainlineObservables", package: "Mainline"),
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -226,3 +226,13 @@ final class OneAnswerServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
+
+extension _InspectionRegistry.Category {
+    /// The categories the package's upper layers register into, named as they name them, for registries of the tests'
+    /// own (this target does not link those layers).
+    static let mailboxes = Self("mailboxes")
+    static let viewModels = Self("viewModels")
+    static let coordinators = Self("coordinators")
+    /// Every list of the inspector's snapshot.
+    static let allCases: [Self] = [.loops, .mailboxes, .viewModels, .coordinators]
+}

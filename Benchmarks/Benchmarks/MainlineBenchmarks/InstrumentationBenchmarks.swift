@@ -1,5 +1,6 @@
 import Benchmark
 import CoreMetrics
+import MainlineInspection
 import MainlineLoop
 
 /// 11. What instrumenting the loop costs a post: the post-throughput workload (1,000,000 posts from one producer,

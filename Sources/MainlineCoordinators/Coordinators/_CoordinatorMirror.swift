@@ -120,3 +120,8 @@ final class _CoordinatorMirror: @unchecked Sendable {
         )
     }
 }
+
+extension _InspectionRegistry.Category {
+    /// Coordinators and the containers they show screens in: the inspector's `coordinators`.
+    package static let coordinators = Self("coordinators")
+}

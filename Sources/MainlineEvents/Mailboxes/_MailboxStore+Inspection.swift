@@ -39,3 +39,8 @@ extension _MailboxStore {
         }
     }
 }
+
+extension _InspectionRegistry.Category {
+    /// `BoundedMailbox`, `LatestMailbox`, `KeyedMailbox`: the inspector's `mailboxes`.
+    package static let mailboxes = Self("mailboxes")
+}

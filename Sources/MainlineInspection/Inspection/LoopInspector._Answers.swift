@@ -79,9 +79,12 @@ extension LoopInspector {
                 process: process,
                 uptimeSeconds: ((Self.bootClock() - startedAt) * 1_000).rounded() / 1_000,
                 loops: registry.describe(.loops, as: LoopSummary.self),
-                mailboxes: registry.describe(.mailboxes, as: MailboxSummary.self),
-                viewModels: registry.describe(.viewModels, as: ViewModelSummary.self),
-                coordinators: registry.describe(.coordinators, as: CoordinatorSummary.self)
+                // The categories the upper layers register into (MainlineEvents' mailboxes, MainlineViewModels' view
+                // models, MainlineCoordinators' coordinators), named as the schema promises, present (perhaps empty)
+                // whether or not their layer is linked.
+                mailboxes: registry.describe(.init("mailboxes"), as: MailboxSummary.self),
+                viewModels: registry.describe(.init("viewModels"), as: ViewModelSummary.self),
+                coordinators: registry.describe(.init("coordinators"), as: CoordinatorSummary.self)
             )
         }
 

@@ -36,7 +36,8 @@ import MainlineLoopCore
 ///   attached or since its last answer) is told so and closed, one that never reads its answers after 10 s without
 ///   progress; the seventeenth client at once is refused with a line. Writes never raise `SIGPIPE`.
 ///
-/// The protocol is line-delimited JSON, documented with its schema (version 1) in <doc:InspectingARunningLoop>.
+/// The protocol is line-delimited JSON, documented with its schema (version 1) in the article "Inspecting a running
+/// loop" (`MainlineLoop`).
 public final class LoopInspector: Sendable {
     /// The path of the socket it serves on.
     public let socketPath: String

@@ -6,7 +6,7 @@ import MainlineLoopCore
 /// The stall watchdog's settings: how long one callback or one iteration may hold the loop before it is reported.
 ///
 /// `LoopWatchdog` is a value type; all operations on it are thread-safe. Install it as part of a
-/// ``LoopInstrumentation``.
+/// `LoopInstrumentation`.
 ///
 /// The watchdog is a thread of its own that looks at the loop in real time. While a watchdog is installed, the loop
 /// stamps the start of every callback (a post, a timer, the settle phase, a signal handler, a shutdown hook, a
@@ -15,13 +15,13 @@ import MainlineLoopCore
 /// logger naming the label and how long, one increment of `mainline_loop_stalls` (dimension `label`), and a call to
 /// ``onStall``. The loop itself is not interrupted: the report is how a service learns that something blocks it.
 ///
-/// Labels come from ``Loop/post(label:fileID:line:_:)``, ``Loop/schedule(after:label:fileID:line:_:)`` and
-/// ``Loop/scheduleRepeating(every:label:fileID:line:_:)``; unlabelled work reports `post`, `timer`, `idle`, `settle`,
+/// Labels come from `Loop.post(label:fileID:line:_:)`, `Loop.schedule(after:label:fileID:line:_:)` and
+/// `Loop.scheduleRepeating(every:label:fileID:line:_:)`; unlabelled work reports `post`, `timer`, `idle`, `settle`,
 /// `signal`, `shutdown hook` or `main queue`. A report names the site of the running work too (the line that posted
-/// or scheduled it), carries the flight recorder's last events before the stall (``LoopStall/lastEvents``), and is
-/// kept in the flight recorder (``LoopFlightRecorder/stallsKept``).
+/// or scheduled it), carries the flight recorder's last events before the stall (`LoopStall.lastEvents`), and is
+/// kept in the flight recorder (`LoopFlightRecorder.stallsKept`).
 ///
-/// On ``MainLoop`` the watchdog also sees main-actor work that is not one of the loop's callbacks: in guest mode a
+/// On `MainLoop` the watchdog also sees main-actor work that is not one of the loop's callbacks: in guest mode a
 /// block inside `await MainActor.run {}` or a `Task { @MainActor in }` runs on the dispatch main queue beside the loop.
 /// The watchdog keeps a heartbeat queued there; when it waits past the threshold while the loop runs nothing of its
 /// own, the stall is reported once, labelled `main actor`.
@@ -32,7 +32,7 @@ import MainlineLoopCore
 ///   `Thread.sleep(forTimeInterval:)`, which sleeps again for what remains, or with real work (or set
 ///   ``backtraceTimeout`` to `.zero`). Waits on locks and condition variables are not disturbed.
 ///
-/// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported ``LoopStall/duration``
+/// - Note: A stall is detected within a quarter of the threshold of crossing it; the reported `LoopStall.duration`
 ///   is how long the work had held the loop at that moment ("has held the loop for at least …"). When the stall ends,
 ///   the watchdog logs its total ("… held the loop for 312.5 ms in total"), within a quarter of the threshold.
 public struct LoopWatchdog: Sendable, _LoopWatchdogStarting {
@@ -40,13 +40,13 @@ public struct LoopWatchdog: Sendable, _LoopWatchdogStarting {
     public var threshold: Duration
     /// Called on the watchdog's thread with every stall it reports, after logging and counting it.
     public var onStall: (@Sendable (LoopStall) -> Void)?
-    /// Whether a ``MainLoop``'s watchdog also reports main-actor work that is not one of the loop's callbacks (a
+    /// Whether a `MainLoop`'s watchdog also reports main-actor work that is not one of the loop's callbacks (a
     /// heartbeat on the dispatch main queue; see above). On by default; a `TestLoop`'s watchdog never does.
     public var watchesMainActor: Bool
-    /// How long the watchdog waits for the loop thread's backtrace (``LoopStall/backtrace``) before it reports a
+    /// How long the watchdog waits for the loop thread's backtrace (`LoopStall.backtrace`) before it reports a
     /// stall without one: 200 ms unless you say otherwise; `.zero` captures none.
     ///
-    /// The capture interrupts the loop thread with a signal (see ``LoopBacktrace``); on a machine
+    /// The capture interrupts the loop thread with a signal (see `LoopBacktrace`); on a machine
     /// whose cores are all busy, the thread may wait that long for one. The watchdog's thread waits meanwhile, so the
     /// report (and any other stall's) comes that much later.
     public var backtraceTimeout: Duration = .milliseconds(200)
@@ -58,7 +58,7 @@ public struct LoopWatchdog: Sendable, _LoopWatchdogStarting {
     /// - Parameters:
     ///   - threshold: How long one callback or iteration may hold the loop; at least one millisecond (shorter
     ///     thresholds are treated as one millisecond).
-    ///   - watchesMainActor: Whether a ``MainLoop``'s watchdog also reports main-actor work outside the loop's
+    ///   - watchesMainActor: Whether a `MainLoop`'s watchdog also reports main-actor work outside the loop's
     ///     callbacks, labelled `main actor`.
     ///   - onStall: Called on the watchdog's thread with every stall reported (for example, to dump state).
     public init(

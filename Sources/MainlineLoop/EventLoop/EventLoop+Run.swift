@@ -11,7 +11,7 @@ extension EventLoop {
     ///   - line: The caller's line (leave the default).
     ///   - body: The work to run on the loop's thread.
     /// - Returns: What `body` returned.
-    /// - Throws: What `body` threw; ``LoopStopped`` if the loop has stopped, or stops before the body runs (the body
+    /// - Throws: What `body` threw; `LoopStopped` if the loop has stopped, or stops before the body runs (the body
     ///   then never runs); `CancellationError` if the awaiting task is cancelled before the body starts (the body is
     ///   withdrawn and never runs).
     public nonisolated(nonsending) func run<Result: Sendable>(

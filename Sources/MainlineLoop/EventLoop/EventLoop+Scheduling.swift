@@ -74,7 +74,7 @@ extension EventLoop {
     /// ```
     ///
     /// - Parameters:
-    ///   - interval: The period. Must be positive: anything else is reported to ``Diagnostics`` and treated as one
+    ///   - interval: The period. Must be positive: anything else is reported to `Diagnostics` and treated as one
     ///     nanosecond.
     ///   - site: Where the timer was scheduled (`scheduleRepeating(every:) { … }` passes the caller's).
     ///   - body: The work to run; it receives the task, so it can cancel itself.

@@ -6,7 +6,7 @@ extension EventLoop {
     ///
     /// Thread-safe, and never waits for the loop thread: the snapshot is read under the timers' lock, from the job
     /// queue's atomics and from counters the loop thread publishes once per phase. So it answers even while a callback
-    /// blocks the loop — the case a debugging endpoint is for — and its ``LoopSnapshot/phase`` is
+    /// blocks the loop — the case a debugging endpoint is for — and its `LoopSnapshot.phase` is
     /// what the loop thread is doing at that moment (`posts` when taken from the loop's own callback).
     ///
     /// ```swift
@@ -14,9 +14,9 @@ extension EventLoop {
     /// logger.info("\(loop.snapshot())")   // from any thread
     /// ```
     ///
-    /// An `EventLoop` has no settle phase and no timer labels: ``LoopSnapshot/pendingSettleNotifications`` and
-    /// ``LoopSnapshot/Counters/settleDeliveries`` are zero, and every ``LoopSnapshot/Timer/label`` is `nil`.
-    /// ``LoopSnapshot/pendingPosts`` counts posted closures and executor jobs; the jobs of the batch a post phase is
+    /// An `EventLoop` has no settle phase and no timer labels: `LoopSnapshot.pendingSettleNotifications` and
+    /// `LoopSnapshot.Counters.settleDeliveries` are zero, and every `LoopSnapshot.Timer.label` is `nil`.
+    /// `LoopSnapshot.pendingPosts` counts posted closures and executor jobs; the jobs of the batch a post phase is
     /// running count as pending until that phase ends (the loop publishes its progress per phase, not per job). An
     /// iteration ends after the loop's wait for I/O (where the main loop's settle phase ends one).
     ///

@@ -60,7 +60,7 @@ extension EventLoop {
         /// The loop commits each firing under the lock `cancel()` takes, so exactly one of them wins: once `cancel()`
         /// has returned, either ``isCancelled`` is `true` and the body never starts again, or the loop had already
         /// committed that firing — it has run, is running, or starts right away. For a repeating task, a firing
-        /// committed before `cancel()` still runs; no later one does. ``ScheduledTask/cancel()`` promises the same.
+        /// committed before `cancel()` still runs; no later one does. `ScheduledTask.cancel()` promises the same.
         ///
         /// - Complexity: Amortized O(1); cancelled tasks are removed lazily and compacted in bulk.
         public func cancel() {

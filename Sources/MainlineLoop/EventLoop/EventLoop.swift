@@ -42,7 +42,7 @@ import MainlineLoopCore
 ///
 /// Guarantees:
 /// - Closures posted from one thread run in the order they were posted, each exactly once, at most
-///   ``LoopBudgets/postsPerIteration`` per iteration, so that a flood never starves timers.
+///   `LoopBudgets.postsPerIteration` per iteration, so that a flood never starves timers.
 /// - Timers fire in deadline order; timers with equal deadlines fire in the order they were scheduled.
 /// - ``stop()`` is final: work already posted still runs, timers are cancelled, every libuv handle is closed, the
 ///   libuv loop is closed and the thread exits.
@@ -73,8 +73,8 @@ public final class EventLoop: Sendable {
 
     /// Creates a loop with budgets of its own and starts its thread.
     ///
-    /// An `EventLoop` has no settle phase: it uses ``LoopBudgets/postsPerIteration`` (posted closures and executor
-    /// jobs per iteration) and ``LoopBudgets/maxPendingPosts`` (a limit on posted closures waiting; executor jobs
+    /// An `EventLoop` has no settle phase: it uses `LoopBudgets.postsPerIteration` (posted closures and executor
+    /// jobs per iteration) and `LoopBudgets.maxPendingPosts` (a limit on posted closures waiting; executor jobs
     /// are never refused). Refusals are counted in `mainline_loop_posts_rejected` with a `loop` dimension, through
     /// the process's metrics system.
     ///
@@ -129,7 +129,7 @@ public final class EventLoop: Sendable {
     ///   - fileID: The caller's file, kept with the job as its site (leave the default).
     ///   - line: The caller's line (leave the default).
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
-    ///   ``LoopBudgets/maxPendingPosts`` posts (counted), in which case `body` is released without running;
+    ///   `LoopBudgets.maxPendingPosts` posts (counted), in which case `body` is released without running;
     ///   ``tryPost(_:fileID:line:)`` says which.
     @discardableResult
     public func post(
@@ -140,7 +140,7 @@ public final class EventLoop: Sendable {
         driver.post(serviceContext.carry(job: body), site: LoopSite(fileID: fileID, line: line)) == .accepted
     }
 
-    /// Runs `body` on the loop's thread, soon, with `site` as where it came from. See ``SerialLoop/post(_:from:)``.
+    /// Runs `body` on the loop's thread, soon, with `site` as where it came from. See `SerialLoop.post(_:from:)`.
     /// Thread-safe.
     ///
     /// - Parameters:
@@ -161,7 +161,7 @@ public final class EventLoop: Sendable {
     ///   - body: The work to run.
     ///   - fileID: The caller's file (leave the default).
     ///   - line: The caller's line (leave the default).
-    /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
+    /// - Returns: `PostResult.accepted` if `body` will run; `PostResult.full` or `PostResult.stopped` if it was
     ///   released without running.
     public func tryPost(
         _ body: consuming @escaping @Sendable () -> Void,
@@ -172,7 +172,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Runs `body` on the loop's thread, soon — or says why it will not — with `site` as where it came from. See
-    /// ``SerialLoop/tryPost(_:from:)``. Thread-safe.
+    /// `SerialLoop.tryPost(_:from:)`. Thread-safe.
     ///
     /// - Parameters:
     ///   - body: The work to run.

@@ -12,7 +12,7 @@ extension MainLoop {
     /// )
     /// ```
     ///
-    /// - Parameter instrumentation: Where metrics and stall reports go; see ``LoopInstrumentation`` for the metrics.
+    /// - Parameter instrumentation: Where metrics and stall reports go; see `LoopInstrumentation` for the metrics.
     @MainActor
     public func instrument(_ instrumentation: LoopInstrumentation?) {
         core.instrument(instrumentation, watchesMainActor: true)

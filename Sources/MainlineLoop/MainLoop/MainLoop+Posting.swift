@@ -6,7 +6,7 @@ extension MainLoop {
     /// Runs `body` on the loop, on the main actor, soon.
     ///
     /// Thread-safe; takes no lock and never blocks; never runs `body` synchronously. Bodies posted from one thread run
-    /// in the order they were posted, each exactly once, at most ``LoopBudgets/postsPerIteration`` per iteration so
+    /// in the order they were posted, each exactly once, at most `LoopBudgets.postsPerIteration` per iteration so
     /// that a flood never starves timers. Posting to an idle loop attaches it as a guest (see ``attachAsGuest()``).
     ///
     /// ```swift
@@ -25,7 +25,7 @@ extension MainLoop {
     ///   - fileID: The caller's file, kept with the job as its site (leave the default).
     ///   - line: The caller's line (leave the default).
     /// - Returns: `true` if `body` will run; `false` once ``stop()`` has been called, or when the loop already holds
-    ///   ``LoopBudgets/maxPendingPosts`` posts (then the refusal is counted). Either way `body` is released without
+    ///   `LoopBudgets.maxPendingPosts` posts (then the refusal is counted). Either way `body` is released without
     ///   running; ``tryPost(_:fileID:line:)`` says which.
     @discardableResult
     public func post(
@@ -37,7 +37,7 @@ extension MainLoop {
     }
 
     /// Runs `body` on the loop, soon, with `site` as where it came from: what a loop that wraps this one forwards to.
-    /// See ``SerialLoop/post(_:from:)``. Thread-safe.
+    /// See `SerialLoop.post(_:from:)`. Thread-safe.
     ///
     /// - Parameters:
     ///   - body: The work to run.
@@ -51,13 +51,13 @@ extension MainLoop {
     /// Runs `body` on the loop, on the main actor, soon — or says why it will not: the loop is full or stopped.
     ///
     /// Thread-safe; takes no lock and never blocks. Otherwise exactly ``post(_:fileID:line:)``: for producers that shed
-    /// or retry when the loop falls behind (``LoopBudgets/maxPendingPosts``).
+    /// or retry when the loop falls behind (`LoopBudgets.maxPendingPosts`).
     ///
     /// - Parameters:
     ///   - body: The work to run.
     ///   - fileID: The caller's file (leave the default).
     ///   - line: The caller's line (leave the default).
-    /// - Returns: ``PostResult/accepted`` if `body` will run; ``PostResult/full`` or ``PostResult/stopped`` if it was
+    /// - Returns: `PostResult.accepted` if `body` will run; `PostResult.full` or `PostResult.stopped` if it was
     ///   released without running.
     public func tryPost(
         _ body: consuming @escaping @MainActor @Sendable () -> Void,
@@ -68,7 +68,7 @@ extension MainLoop {
     }
 
     /// Runs `body` on the loop, soon — or says why it will not — with `site` as where it came from. See
-    /// ``SerialLoop/tryPost(_:from:)``. Thread-safe.
+    /// `SerialLoop.tryPost(_:from:)`. Thread-safe.
     ///
     /// - Parameters:
     ///   - body: The work to run.
@@ -80,7 +80,7 @@ extension MainLoop {
     }
 
     /// Runs `body` once, on the main actor, when an iteration has nothing else pending, right before the loop blocks.
-    /// See ``SerialLoop/whenIdle(_:from:)``.
+    /// See `SerialLoop.whenIdle(_:from:)`.
     ///
     /// Thread-safe. A registration from outside the loop's callbacks wakes the loop (and attaches an idle loop as a
     /// guest, as ``post(_:fileID:line:)`` does). In owner mode the idle phase runs in libuv's prepare phase; in guest

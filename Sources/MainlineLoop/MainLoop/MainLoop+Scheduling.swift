@@ -4,7 +4,7 @@ import MainlineLoopCore
 // `scheduleRepeating(every:from:)`). Callers write `schedule(after:) { … }` or `schedule(after:label:) { … }`, the
 // forms of `SerialLoop` and `Loop` that pass their site.
 extension MainLoop {
-    /// Runs `body` once, on the main actor, when `delay` has passed. See ``SerialLoop/schedule(after:from:_:)``.
+    /// Runs `body` once, on the main actor, when `delay` has passed. See `SerialLoop.schedule(after:from:_:)`.
     ///
     /// Must be called on the main actor. Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
     ///
@@ -24,7 +24,7 @@ extension MainLoop {
     }
 
     /// Runs `body` every `interval` at a fixed rate, on the main actor. See
-    /// ``SerialLoop/scheduleRepeating(every:from:_:)``.
+    /// `SerialLoop.scheduleRepeating(every:from:_:)`.
     ///
     /// Must be called on the main actor. Using an idle loop attaches it as a guest (see ``attachAsGuest()``).
     ///
@@ -44,7 +44,7 @@ extension MainLoop {
     }
 
     /// Runs `body` once, on the main actor, at `deadline` on the loop's clock (``now``). Must be called on the main
-    /// actor. See ``SerialLoop/schedule(at:from:_:)``.
+    /// actor. See `SerialLoop.schedule(at:from:_:)`.
     ///
     /// Timers with equal deadlines fire in the order they were scheduled. A deadline in the past fires in the next
     /// timer phase: never synchronously, never in the timer phase that is running. Using an idle loop attaches it as

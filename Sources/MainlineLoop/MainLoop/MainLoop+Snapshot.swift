@@ -5,7 +5,7 @@ extension MainLoop {
     /// is in, its counters, its state and ``now``. Must be called on the main actor.
     ///
     /// On the main actor — in a signal handler, a timer, posted work — the snapshot is taken at once, and its
-    /// ``LoopSnapshot/phase`` is the phase of the code that took it. From any other thread, in async code,
+    /// `LoopSnapshot.phase` is the phase of the code that took it. From any other thread, in async code,
     /// `await MainLoop.main.snapshot()`: the call hops onto the main actor, which the loop serves in every hosting
     /// mode (and which still answers once the loop has stopped). From code that cannot `await`, post:
     /// `MainLoop.main.post { log(MainLoop.main.snapshot()) }`.
@@ -18,7 +18,7 @@ extension MainLoop {
     ///
     /// Taking a snapshot never attaches an idle loop (see ``attachAsGuest()``): it reports `idle`.
     ///
-    /// - Returns: The snapshot; ``LoopSnapshot/state`` is this loop's ``state``.
+    /// - Returns: The snapshot; `LoopSnapshot.state` is this loop's ``state``.
     /// - Complexity: O(t log t + s) in the scheduled timers and the pending settle notifications. Taking no
     ///   snapshot costs the loop nothing beyond a marker write per phase and a counter add per phase.
     @MainActor

@@ -25,7 +25,7 @@ extension MainLoop {
     ///
     /// - Important: Never call it on the main actor or on the process main thread. The loop runs there (on the main
     ///   actor in every mode, on the main thread in owner mode), so it could never stop while that thread waits for
-    ///   it: a deadlock. Such a call is reported to ``Diagnostics`` as ``DiagnosticKind/stopAndWaitOnLoop`` (debug
+    ///   it: a deadlock. Such a call is reported to `Diagnostics` as `DiagnosticKind.stopAndWaitOnLoop` (debug
     ///   builds trap by default) and, when the handler returns, does what is safe: it stops the loop and returns
     ///   without waiting; ``waitUntilStopped()`` or ``state`` tells when the loop has stopped.
     public func stopAndWait() {

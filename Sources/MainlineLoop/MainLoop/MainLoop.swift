@@ -54,7 +54,7 @@ import Musl
 /// - Important: Inside the loop, `DispatchQueue.main` work is drained one libdispatch snapshot at a time, and
 ///   a snapshot cannot be split: a flood of hundreds of thousands of `DispatchQueue.main.async` blocks delays
 ///   timers until the snapshot is done. Mainline's own ``post(_:fileID:line:)`` is budgeted per iteration
-///   (``LoopBudgets/postsPerIteration``) and never starves timers; prefer it for high-volume traffic.
+///   (`LoopBudgets.postsPerIteration`) and never starves timers; prefer it for high-volume traffic.
 public final class MainLoop: Loop, @unchecked Sendable {
     // @unchecked Sendable: `core` is main-actor isolated except its thread-safe `posts`; `lifecycle` is
     // protected by its lock; `hasLeftIdle` is protected by the main actor.
@@ -173,7 +173,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
 
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
     ///
-    /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from ``SerialLoop/now``, which it satisfies.
+    /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from `SerialLoop.now`, which it satisfies.
     public nonisolated var now: LoopInstant { _MonotonicClock.now() }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers. Thread-safe.
@@ -199,7 +199,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// - Precondition: Called on the process main thread, outside any task, and not while the loop is already
     ///   running in owner mode. Anything else traps with a message that says what to do instead: hosts that own
     ///   the main thread themselves use ``attachAsGuest()``.
-    /// - Note: Called on a loop that has stopped, `run()` reports to ``Diagnostics`` and returns at once.
+    /// - Note: Called on a loop that has stopped, `run()` reports to `Diagnostics` and returns at once.
     public func run() {
         precondition(
             mainline_is_main_thread(),
@@ -259,7 +259,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
         set { core.budgets = newValue }
     }
 
-    /// Marks `notification` pending for this iteration's settle phase. See ``Loop/requestSettle(_:)``.
+    /// Marks `notification` pending for this iteration's settle phase. See `Loop.requestSettle(_:)`.
     @MainActor @discardableResult
     public func requestSettle(_ notification: SettleNotification) -> Bool {
         attachIfIdle()
@@ -267,7 +267,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     }
 
     /// Asks, from any thread, for `request` to be settled in the iteration that sees it: no posted job, one
-    /// compare-and-swap, and one wake-up when the loop sleeps. Thread-safe. See ``Loop/requestSettle(fromAnyThread:)``.
+    /// compare-and-swap, and one wake-up when the loop sleeps. Thread-safe. See `Loop.requestSettle(fromAnyThread:)`.
     ///
     /// Like a post, a request made before the loop was hosted starts it as a guest.
     @discardableResult
@@ -285,7 +285,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
         }
     }
 
-    /// Runs `handler` on the main actor whenever `signal` arrives. See ``Loop/onSignal(_:_:)``.
+    /// Runs `handler` on the main actor whenever `signal` arrives. See `Loop.onSignal(_:_:)`.
     @MainActor @discardableResult
     public func onSignal(
         _ signal: LoopSignal,

@@ -1,6 +1,6 @@
 /// A `Clock` that reads a loop's time and sleeps on the loop's timers: `loop.clock`.
 ///
-/// Every loop has one. On ``MainLoop`` and ``EventLoop`` it is the loop's monotonic real-time clock (the same clock as
+/// Every loop has one. On `MainLoop` and `EventLoop` it is the loop's monotonic real-time clock (the same clock as
 /// their `now`); on `TestLoop` it is the test's virtual time, so code that sleeps on it is tested without waiting:
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-/// The clock source of a main-actor loop (``MainLoop``, `TestLoop`, a ``Loop`` of the user's): timers are the loop's
+/// The clock source of a main-actor loop (`MainLoop`, `TestLoop`, a ``Loop`` of the user's): timers are the loop's
 /// own, armed on the main actor.
 package final class _MainActorLoopClockSource<L: Loop>: _LoopClockSource {
     /// Weak: a clock does not keep its loop alive (the loop holds its clock); a sleep on a freed loop's clock throws

@@ -3,11 +3,11 @@
 /// `post(_:)`, `tryPost(_:)`, `whenIdle(_:)`, `stop()` and the handles' `cancel()` are thread-safe; everything else
 /// must be called on the main actor.
 ///
-/// `Loop` refines ``SerialLoop`` — the contract it shares with a secondary ``EventLoop`` — by fixing every body to the
+/// `Loop` refines ``SerialLoop`` — the contract it shares with a secondary `EventLoop` — by fixing every body to the
 /// main actor (a timer's body need not be `Sendable`: it is created, run and released there) and the handle to
 /// ``ScheduledTask``, and adds what only a main-actor loop has: the settle phase, signals, budgets and labels.
 ///
-/// ``MainLoop`` (the process's real main loop) and `TestLoop` (virtual time, from `MainlineTesting`) conform.
+/// `MainLoop` (the process's real main loop) and `TestLoop` (virtual time, from `MainlineTesting`) conform.
 /// Code in the layers above takes `loop: any Loop = MainLoop.main`, so tests hand it a `TestLoop` and drive
 /// time by hand:
 ///
@@ -89,7 +89,7 @@ where
     ///
     /// Must be called on the main actor. What the package builds on a loop relies on it: a `BoundedMailbox` with the
     /// `.suspend` policy fails its waiting senders (`LoopStopped`) from a shutdown hook, so that no sender waits forever
-    /// on a loop that is gone. ``MainLoop`` and `TestLoop` implement it. **A loop of your own should too** — a loop that
+    /// on a loop that is gone. `MainLoop` and `TestLoop` implement it. **A loop of your own should too** — a loop that
     /// wraps another forwards it. The default implementation cannot know when the loop stops: it reports
     /// `loopWithoutShutdownHooks` to `Diagnostics` (so the first `.suspend` mailbox created on such a loop says so at
     /// its `init`) and returns a registration that will never run.

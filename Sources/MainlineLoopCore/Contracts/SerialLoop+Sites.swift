@@ -2,7 +2,7 @@
 /// through default arguments — no allocation, nothing to write at the call site.
 ///
 /// Thread-safety is the requirement's: `post`, `tryPost` and `whenIdle` are thread-safe; the `schedule` calls must be
-/// made on the main actor through this protocol (an ``EventLoop``'s own are thread-safe).
+/// made on the main actor through this protocol (an `EventLoop`'s own are thread-safe).
 extension SerialLoop {
     /// Runs `body` on the loop, soon; the loop keeps the caller's site with it. See ``post(_:from:)``.
     ///

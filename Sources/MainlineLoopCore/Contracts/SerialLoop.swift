@@ -1,8 +1,8 @@
-/// What every Mainline loop offers — ``MainLoop``, `TestLoop` and a secondary ``EventLoop`` alike: posting from any
+/// What every Mainline loop offers — `MainLoop`, `TestLoop` and a secondary `EventLoop` alike: posting from any
 /// thread, an idle phase, timers on the loop's clock, stopping, and a snapshot.
 ///
 /// A `SerialLoop` runs the work it is given one piece at a time, on its own isolation: the main actor for the
-/// main-actor loops (``Loop`` refines this protocol), the loop's own thread for an ``EventLoop``. Write code against
+/// main-actor loops (``Loop`` refines this protocol), the loop's own thread for an `EventLoop`. Write code against
 /// `SerialLoop` when it only schedules, posts and stops — a retry policy, a watchdog, a rate limiter — and should run
 /// on any loop; take ``Loop`` (or a concrete loop) when it needs the main actor, the settle phase or signals.
 ///
@@ -19,20 +19,20 @@
 ///
 /// **Threading.** ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)``, ``whenIdle(_:fileID:line:)``, ``stop()`` and ``stop(drainDeadline:)`` are
 /// thread-safe on every loop. ``now``, the `schedule` methods and ``snapshot()`` must be called on the main actor
-/// *through this protocol*; a loop may allow more — ``EventLoop``'s are thread-safe — and says so on its own members.
+/// *through this protocol*; a loop may allow more — `EventLoop`'s are thread-safe — and says so on its own members.
 /// The handles the `schedule` methods return are ``ScheduledWork``: cancellable from any thread on every loop.
 ///
 /// **Why the bodies are associated types.** The loops differ in one thing: where a body runs. A main-actor loop runs
 /// `@MainActor` bodies, and its timer bodies need not be `Sendable` (they are created, run and released on the main
 /// actor); an `EventLoop` runs nonisolated `@Sendable` bodies on its thread. Swift has no closure type that is generic
 /// over its isolation and still callable synchronously (`@isolated(any)` functions must be awaited), so the protocol
-/// names each body type — ``Job``, ``TimerJob``, ``RepeatingJob`` — and each loop fixes them; ``Loop`` fixes them to
+/// names each body type — ``Job``, `TimerJob`, `RepeatingJob` — and each loop fixes them; ``Loop`` fixes them to
 /// the main actor, which keeps every existing `any Loop` call site as it was. The alternative — one protocol over
 /// `@Sendable` nonisolated bodies with main-actor overloads on ``Loop`` — would make every closure passed to a
 /// main-actor loop ambiguous between two overloads, and would let a main-actor loop run bodies that cannot touch the
 /// main actor. For the same reason the main-actor-only requirements are marked `@MainActor` here: Swift cannot say
 /// "on the loop's own isolation" in a protocol whose conformers differ, so the requirement states the strictest rule
-/// any conformer needs, and a conformer that needs less (``EventLoop``) satisfies it with thread-safe members.
+/// any conformer needs, and a conformer that needs less (`EventLoop`) satisfies it with thread-safe members.
 ///
 /// **What every loop promises** (checked by one scenario suite run against all three):
 /// - Bodies posted from one thread run in the order they were posted, each exactly once.
@@ -45,12 +45,12 @@
 /// - An idle body runs once, when an iteration has nothing else pending.
 public protocol SerialLoop: AnyObject, Sendable {
     /// What ``post(_:fileID:line:)``, ``tryPost(_:fileID:line:)`` and ``whenIdle(_:fileID:line:)`` run: `@MainActor @Sendable () -> Void` on a main-actor
-    /// loop, `@Sendable () -> Void` (on the loop's thread) on an ``EventLoop``. `Sendable`, because it is handed over
+    /// loop, `@Sendable () -> Void` (on the loop's thread) on an `EventLoop`. `Sendable`, because it is handed over
     /// from any thread.
     associatedtype Job: Sendable
 
     /// What ``schedule(after:fileID:line:_:)`` and ``schedule(at:fileID:line:_:)`` run: `@MainActor () -> Void` on a main-actor loop,
-    /// `@Sendable () -> Void` on an ``EventLoop``.
+    /// `@Sendable () -> Void` on an `EventLoop`.
     associatedtype TimerJob
 
     /// What ``scheduleRepeating(every:fileID:line:_:)`` runs; it receives its handle, so that it can cancel itself.
@@ -137,7 +137,7 @@ public protocol SerialLoop: AnyObject, Sendable {
     /// - Parameter drainDeadline: How long from now posted work may still start; zero or less runs none.
     func stop(drainDeadline: Duration)
 
-    /// The loop's monotonic clock: real time on ``MainLoop`` and ``EventLoop`` (where it is thread-safe), virtual
+    /// The loop's monotonic clock: real time on `MainLoop` and `EventLoop` (where it is thread-safe), virtual
     /// time on `TestLoop`.
     @MainActor var now: LoopInstant { get }
 
@@ -203,7 +203,7 @@ public protocol SerialLoop: AnyObject, Sendable {
     ///
     /// On a main-actor loop, from any other thread in async code, `await loop.snapshot()`: the call hops onto the
     /// main actor — which the main loop serves in every hosting mode, so the snapshot is taken inside the loop — and
-    /// works on a stopped loop too. An ``EventLoop``'s snapshot is thread-safe. Loops that keep no such books
+    /// works on a stopped loop too. An `EventLoop`'s snapshot is thread-safe. Loops that keep no such books
     /// (``Loop``'s default implementation) report their ``now`` only, as `running`, with everything else empty or zero.
     ///
     /// ```swift

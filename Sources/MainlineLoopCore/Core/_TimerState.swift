@@ -1,5 +1,5 @@
 /// The life of one scheduled timer, as both kinds of loop keep it: the one state machine behind
-/// ``ScheduledTask`` (main-actor loops) and ``EventLoop/Scheduled`` (secondary loops).
+/// ``ScheduledTask`` (main-actor loops) and `EventLoop.Scheduled` (secondary loops).
 ///
 /// `_TimerState` is a value type and is **not** thread-safe: its owner keeps it under a lock (`ScheduledTask`'s
 /// shared cancellation lock, an `EventLoop`'s timer lock), and every transition below runs under that lock. That lock

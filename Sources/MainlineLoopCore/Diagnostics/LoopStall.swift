@@ -1,4 +1,4 @@
-/// One stall the ``LoopWatchdog`` reported.
+/// One stall the `LoopWatchdog` reported.
 ///
 /// `LoopStall` is a value type; all operations on it are thread-safe.
 public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
@@ -25,7 +25,7 @@ public struct LoopStall: Sendable, Hashable, CustomStringConvertible {
     /// report the flight recorder keeps (``total``).
     public var duration: Duration
     /// How long the callback (or iteration) held the loop in all, once the watchdog has seen it end (within a quarter
-    /// of the threshold of its end); `nil` until then — in the report ``LoopWatchdog/onStall`` receives, in a kept
+    /// of the threshold of its end); `nil` until then — in the report `LoopWatchdog.onStall` receives, in a kept
     /// report while the stall lasts, and in one whose end the watchdog never saw (a later stall was reported first).
     /// The reports in ``LoopFlightRecorder/stallsKept`` carry it once it is known.
     public var total: Duration?

@@ -1,7 +1,8 @@
 import Atomics
 
-/// The weak registry of what an inspector can show: the process's loops, and — while an inspector serves — its
-/// mailboxes, view models and coordinators, each with a describer that the inspector's thread calls.
+/// The weak registry of what an inspector can show: the process's loops, and — while an inspector serves — the objects
+/// of the categories the package's upper layers name and register into, each with a describer that the inspector's
+/// thread calls.
 ///
 /// Not API: public to the package's own layers only. All operations on `_InspectionRegistry` are thread-safe.
 ///
@@ -30,18 +31,26 @@ package final class _InspectionRegistry: @unchecked Sendable {
     /// The registry every layer registers with, and every `LoopInspector` serves.
     package static let shared = _InspectionRegistry()
 
-    /// What an entry is; each category is one list of the inspector's snapshot.
+    /// What an entry is; each category is one list of the inspector's snapshot, named by the layer that registers
+    /// into it (an extension of `Category` in that layer). The registry itself knows only `loops`.
     ///
     /// `Category` is a value type; all operations on it are thread-safe.
-    package enum Category: String, Sendable, CaseIterable {
+    package struct Category: Hashable, Sendable, CustomStringConvertible {
+        /// The category's name: its list's key in the inspector's snapshot.
+        package let rawValue: String
+
+        /// The category called `rawValue`.
+        ///
+        /// - Parameter rawValue: Its name, the key of its list in the inspector's snapshot.
+        package init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The category's name.
+        package var description: String { rawValue }
+
         /// `MainLoop`, `EventLoop`, `TestLoop`: registered always.
-        case loops
-        /// `BoundedMailbox`, `LatestMailbox`, `KeyedMailbox`.
-        case mailboxes
-        /// `BaseViewModel` and its subclasses.
-        case viewModels
-        /// Coordinators and the containers they show screens in.
-        case coordinators
+        package static let loops = Category("loops")
     }
 
     /// How much a describer is asked for.

@@ -4,7 +4,7 @@ import Logging
 /// What a loop reports about itself, and where: metrics through swift-metrics, stalls through swift-log.
 ///
 /// `LoopInstrumentation` is a value type; all operations on it are thread-safe. Install it on the loop's main actor
-/// with ``MainLoop/instrument(_:)`` (or `TestLoop.instrument(_:)` from `MainlineTesting`), or hand it to `MainLoopService`:
+/// with `MainLoop.instrument(_:)` (or `TestLoop.instrument(_:)` from `MainlineTesting`), or hand it to `MainLoopService`:
 ///
 /// ```swift
 /// MainLoop.main.instrument(
@@ -31,7 +31,7 @@ import Logging
 /// | `mainline_loop_settle_triggers` | counter | requests | settle requests that reached the loop |
 /// | `mainline_loop_settle_deliveries` | counter | deliveries | settle notifications delivered |
 /// | `mainline_mailbox_drops` | counter | values | values a named mailbox dropped; dimension `mailbox` |
-/// | `mainline_loop_stalls` | counter | stalls | stalls the ``LoopWatchdog`` reported; dimension `label` |
+/// | `mainline_loop_stalls` | counter | stalls | stalls the `LoopWatchdog` reported; dimension `label` |
 ///
 /// Every metric also carries ``dimensions``.
 ///
@@ -132,6 +132,6 @@ public enum LoopMetricName {
     public static let settleDeliveries = "mainline_loop_settle_deliveries"
     /// Counter (values), dimension `mailbox`: values a named mailbox dropped.
     public static let mailboxDrops = "mainline_mailbox_drops"
-    /// Counter (stalls), dimension `label`: stalls reported by the ``LoopWatchdog``.
+    /// Counter (stalls), dimension `label`: stalls reported by the `LoopWatchdog`.
     public static let stalls = "mainline_loop_stalls"
 }

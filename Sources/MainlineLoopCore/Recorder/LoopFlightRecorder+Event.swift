@@ -4,7 +4,7 @@ extension LoopFlightRecorder {
     ///
     /// `Event` is a value type; all operations on it are thread-safe.
     public struct Event: Sendable, Hashable {
-        /// When it happened, in nanoseconds on the loop's clock (`CLOCK_MONOTONIC` on ``MainLoop`` and ``EventLoop``,
+        /// When it happened, in nanoseconds on the loop's clock (`CLOCK_MONOTONIC` on `MainLoop` and `EventLoop`,
         /// virtual time on `TestLoop`): for a span of work, when it ended.
         public var nanoseconds: UInt64
         /// What happened.
@@ -27,7 +27,7 @@ extension LoopFlightRecorder {
         case interval(Interval)
         /// One piece of work ran longer than ``Settings/slowWorkThreshold``.
         case slowWork(SlowWork)
-        /// The stall watchdog reported a stall (see ``LoopWatchdog``).
+        /// The stall watchdog reported a stall (see `LoopWatchdog`).
         case stall(LoopStall)
         /// A named mailbox dropped values since the last such event.
         case mailboxDrops(mailbox: String, count: Int)

@@ -4,7 +4,7 @@ import Atomics
 /// (time in each phase, wake-ups), every piece of work slower than a threshold with its site, the stalls the watchdog
 /// reported, the drops of named mailboxes — and the loop-delay histogram of the last 10–20 seconds.
 ///
-/// Every loop has one (``MainLoop/flightRecorder``, ``EventLoop/flightRecorder``, `TestLoop.flightRecorder`), on from
+/// Every loop has one (`MainLoop.flightRecorder`, `EventLoop.flightRecorder`, `TestLoop.flightRecorder`), on from
 /// the start: nothing to install, nothing to turn on. Reading it is thread-safe and never stops the loop — a recorder
 /// can be read while its loop is stalled, which is when it matters (the inspector, `LoopInspector`, serves it).
 ///

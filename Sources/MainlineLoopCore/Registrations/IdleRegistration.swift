@@ -1,4 +1,4 @@
-/// Work registered with ``SerialLoop/whenIdle(_:fileID:line:)`` (or ``EventLoop/whenIdle(_:fileID:line:)``) to run once the loop has nothing
+/// Work registered with ``SerialLoop/whenIdle(_:fileID:line:)`` (or `EventLoop.whenIdle(_:fileID:line:)`) to run once the loop has nothing
 /// else to do; cancel it to withdraw.
 ///
 /// All operations on `IdleRegistration` are thread-safe.

@@ -1,4 +1,4 @@
-/// Work registered with ``MainLoop/onShutdown(_:)`` to run on the loop during its graceful shutdown; cancel it to withdraw.
+/// Work registered with `MainLoop.onShutdown(_:)` to run on the loop during its graceful shutdown; cancel it to withdraw.
 ///
 /// Must be used on the main actor.
 ///

@@ -4,7 +4,7 @@
 /// `LoopSnapshot` is a value type; all operations on it are thread-safe.
 ///
 /// Take one with ``SerialLoop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async
-/// code with `await MainLoop.main.snapshot()` — or with ``EventLoop/snapshot()`` from anywhere, without waiting. Its
+/// code with `await MainLoop.main.snapshot()` — or with `EventLoop.snapshot()` from anywhere, without waiting. Its
 /// ``description`` is meant for an operator: one line per timer, soonest first, deadlines relative to ``now``.
 ///
 /// ```swift
@@ -25,19 +25,19 @@
 ///
 /// A snapshot is read on the loop (or, for an `EventLoop`, under its locks) in O(timers + settle notifications),
 /// and costs the loop nothing until someone asks for one: the counters it reports are kept once per phase, not per
-/// post. See <doc:ReadingALoopSnapshot>.
+/// post. See the article "Reading a loop snapshot" (`MainlineLoop`).
 public struct LoopSnapshot: Hashable, Sendable {
     /// Where a loop is in its life when the snapshot is taken.
     ///
     /// `State` is a value type; all operations on it are thread-safe.
     public enum State: String, Hashable, Sendable, CustomStringConvertible {
-        /// A ``MainLoop`` that nothing runs yet (see ``MainLoop/State/idle``).
+        /// A `MainLoop` that nothing runs yet (see `MainLoop.State.idle`).
         case idle
-        /// A ``MainLoop`` pumped from the dispatch main queue (see ``MainLoop/State/guest``).
+        /// A `MainLoop` pumped from the dispatch main queue (see `MainLoop.State.guest`).
         case guest
-        /// A ``MainLoop`` running on the process main thread (see ``MainLoop/State/owner``).
+        /// A `MainLoop` running on the process main thread (see `MainLoop.State.owner`).
         case owner
-        /// An ``EventLoop`` whose thread runs it, or a `TestLoop` that the test steps.
+        /// An `EventLoop` whose thread runs it, or a `TestLoop` that the test steps.
         case running
         /// `stop()` was called: posts are refused, work already posted is finishing.
         case stopping
@@ -199,7 +199,7 @@ public struct LoopSnapshot: Hashable, Sendable {
     /// Idle bodies registered (``SerialLoop/whenIdle(_:fileID:line:)``) and waiting for an idle phase; cancelled ones do not count.
     public var pendingIdleBodies: Int
     /// Where the waiting posts came from, the most frequent site first (ties in posting order): at most 10 sites, from
-    /// the first 10,000 waiting posts. Empty for an ``EventLoop``, whose snapshot is taken off its thread and so cannot
+    /// the first 10,000 waiting posts. Empty for an `EventLoop`, whose snapshot is taken off its thread and so cannot
     /// read its queue.
     public var pendingPostsBySite: [SiteCount] = []
     /// The scheduled timers, soonest first (timers due at the same instant in the order they fire).

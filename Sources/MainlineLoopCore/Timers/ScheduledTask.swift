@@ -19,7 +19,7 @@
 /// to fire on time and one or more deadlines have already passed, the task fires once and skips the ones it
 /// missed rather than firing them back to back; ``skippedFirings`` counts them.
 ///
-/// **Cancelling from another thread** has the same guarantee as ``EventLoop/Scheduled/cancel()``: the loop commits each
+/// **Cancelling from another thread** has the same guarantee as `EventLoop.Scheduled.cancel()`: the loop commits each
 /// firing under the same lock `cancel()` takes, so exactly one of them wins. Once `cancel()` has returned, either
 /// ``isCancelled`` is `true` and the body never starts again, or the loop had already committed that firing — it has
 /// run, is running, or starts right away. For a repeating task, a firing committed before `cancel()` still runs; no

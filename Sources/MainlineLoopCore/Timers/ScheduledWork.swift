@@ -3,7 +3,7 @@
 ///
 /// All operations on `ScheduledWork` are thread-safe.
 ///
-/// ``ScheduledTask`` (main-actor loops) and ``EventLoop/Scheduled`` (secondary loops) conform, with one guarantee for
+/// ``ScheduledTask`` (main-actor loops) and `EventLoop.Scheduled` (secondary loops) conform, with one guarantee for
 /// ``cancel()``: the loop commits each firing under the lock `cancel()` takes, so exactly one of them wins. Once
 /// `cancel()` has returned, on any thread, either ``isCancelled`` is `true` and the body never starts again, or the
 /// loop had already committed that firing — it has run, is running, or starts right away. For a repeating callback, a

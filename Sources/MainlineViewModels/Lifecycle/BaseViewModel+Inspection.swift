@@ -23,3 +23,8 @@ extension BaseViewModel {
         }
     }
 }
+
+extension _InspectionRegistry.Category {
+    /// `BaseViewModel` and its subclasses: the inspector's `viewModels`.
+    package static let viewModels = Self("viewModels")
+}

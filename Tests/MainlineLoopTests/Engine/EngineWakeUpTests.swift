@@ -77,6 +77,30 @@ struct EngineWakeUpTests {
         #expect(await (1...2).contains(loop.onLoop { loop.driver.asyncCallbacks }))
         loop.stopAndWait()
     }
+
+    @Test func anEventLoopThatSchedulesItsEarliestTimerFromItsOwnThreadNeedsNoEventfdWakeUpForIt() async {
+        let loop = EventLoop(name: "self-scheduling")
+        let done = Latch()
+        final class Chain: @unchecked Sendable {
+            // @unchecked Sendable: `left` and `timers` are touched only on the loop thread.
+            var left = EngineWakeUpTests.selfPosts
+            var timers: [EventLoop.Scheduled] = []
+            func step(_ loop: EventLoop, _ done: Latch) {
+                // Due before every timer scheduled so far: each becomes the earliest, which asks the loop to re-arm.
+                timers.append(loop.schedule(after: .seconds(60 + left)) {})
+                left -= 1
+                if left == 0 { return done.open() }
+                loop.post { self.step(loop, done) }
+            }
+        }
+        let chain = Chain()
+        loop.post { chain.step(loop, done) }
+        #expect(await done.wait())
+        // As for posts: the loop re-arms before it polls, so a timer scheduled on its own thread wakes nothing; one
+        // wake-up for the post that started the chain, and one for the post that reads the count.
+        #expect(await (1...2).contains(loop.onLoop { loop.driver.asyncCallbacks }))
+        loop.stopAndWait()
+    }
 }
 
 extension MainLoop {

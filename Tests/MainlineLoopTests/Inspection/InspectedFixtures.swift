@@ -82,3 +82,13 @@ extension InspectedFixture where Summary == LoopSummary {
         return InspectedFixture(summary, recorder: recorder)
     }
 }
+
+extension _InspectionRegistry.Category {
+    /// The categories the package's upper layers register into, named as they name them, for registries of the tests'
+    /// own (this target does not link those layers).
+    static let mailboxes = Self("mailboxes")
+    static let viewModels = Self("viewModels")
+    static let coordinators = Self("coordinators")
+    /// Every list of the inspector's snapshot.
+    static let allCases: [Self] = [.loops, .mailboxes, .viewModels, .coordinators]
+}
