@@ -12,7 +12,7 @@ extension Table {
             "Consumer group beside a FOR UPDATE SKIP LOCKED queue: \(settings.groupEvents) events written beforehand, "
                 + "2 member processes, batches of \(settings.groupBatch) (group window / LIMIT k), group lease "
                 + "\(settings.groupLease) s; events/s from the first handling until the database shows every event "
-                + "acknowledged (committed); with a kill, the time includes the wait for the takeover (for the group, its lease)",
+                + "acknowledged (committed); with a kill, the time includes the wait for the takeover",
             "",
             "| peer | kill -9 | events/s | time (ms) | mean batch | handled by member 1 / 2 | lost | handled twice "
                 + "| redelivered (deliveryCount > 1) | takeover after the kill (ms) | load 1 min |",
