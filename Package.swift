@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "MainlinePostgres",
             dependencies: [
-                "MainlineLoop", "MainlineEvents",
+                "MainlineLoop", "MainlineEvents", "MainlineInspectorSchema",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 // `StreamSubscriber` is a `Service` (postgres-nio depends on swift-service-lifecycle anyway).
                 .product(
@@ -236,6 +236,8 @@ let package = Package(
             name: "MainlinePostgresTests",
             dependencies: [
                 "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport", "CMainlineShims",
+                // The streams in the inspector's snapshot.
+                "MainlineInspection", "MainlineInspectorSchema",
                 "mainline-postgres-publisher", "mainline-postgres-member",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(

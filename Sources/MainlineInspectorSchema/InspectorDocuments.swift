@@ -49,6 +49,8 @@ package struct InspectorSnapshot: Codable, Sendable, Equatable {
     @InspectorList package var viewModels: [ViewModelSummary] = []
     /// Likewise for coordinators and containers of screens.
     @InspectorList package var coordinators: [CoordinatorSummary] = []
+    /// MainlinePostgres' stream subscriptions and consumer group members made since an inspector started, still alive.
+    @InspectorList package var streams: [StreamSummary] = []
 
     /// A snapshot document of the current schema.
     package init(
@@ -58,7 +60,8 @@ package struct InspectorSnapshot: Codable, Sendable, Equatable {
         loops: [LoopSummary],
         mailboxes: [MailboxSummary] = [],
         viewModels: [ViewModelSummary] = [],
-        coordinators: [CoordinatorSummary] = []
+        coordinators: [CoordinatorSummary] = [],
+        streams: [StreamSummary] = []
     ) {
         self.schema = InspectorJSON.schema
         self.pid = pid
@@ -68,6 +71,7 @@ package struct InspectorSnapshot: Codable, Sendable, Equatable {
         self.mailboxes = mailboxes
         self.viewModels = viewModels
         self.coordinators = coordinators
+        self.streams = streams
     }
 }
 

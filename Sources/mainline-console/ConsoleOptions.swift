@@ -24,7 +24,7 @@ struct ConsoleOptions: Equatable {
     static let intervalRange = 50...60_000
 
     static let usage = """
-        usage: mainline-console [--interval MS] SOCKET       live view (keys: 1-6 or o j m v t s switch views,
+        usage: mainline-console [--interval MS] SOCKET       live view (keys: 1-7 or o j m v t s b switch views,
                                                              f freezes, q quits)
                mainline-console --once [--json] SOCKET       one snapshot: every view as text, or the JSON document
                mainline-console --dump FILE SOCKET           write the flight recorders to FILE for a bug report

@@ -8,6 +8,7 @@ enum ConsoleView: Int, CaseIterable {
     case viewModels
     case timers
     case stalls
+    case streams
 
     /// The title on the tab line.
     var title: String {
@@ -18,6 +19,7 @@ enum ConsoleView: Int, CaseIterable {
         case .viewModels: "view models"
         case .timers: "timers"
         case .stalls: "stalls"
+        case .streams: "streams"
         }
     }
 
@@ -30,6 +32,7 @@ enum ConsoleView: Int, CaseIterable {
         case .viewModels: "v"
         case .timers: "t"
         case .stalls: "s"
+        case .streams: "b"
         }
     }
 
@@ -54,6 +57,7 @@ enum ConsoleView: Int, CaseIterable {
         case .viewModels: ViewModelsView.lines(snapshot)
         case .timers: TimersView.lines(snapshot)
         case .stalls: StallsView.lines(snapshot)
+        case .streams: StreamsView.lines(snapshot)
         }
     }
 }

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// `LiveConsole` is **not** thread-safe: the console's one thread runs it.
 ///
-/// Keys: `1`–`6` (or `o`, `j`, `m`, `v`, `t`, `s`) switch views, `f` freezes the display (no new snapshots; the
+/// Keys: `1`–`7` (or `o`, `j`, `m`, `v`, `t`, `s`, `b`) switch views, `f` freezes the display (no new snapshots; the
 /// header counts how long) and unfreezes it, `q` quits. The connection is kept from one refresh to the next; one the
 /// inspector closed while the console asked nothing (frozen, or a long interval) is replaced at the next refresh. When
 /// the process ended or restarted, a new connection is tried every interval; the header says so meanwhile, and the

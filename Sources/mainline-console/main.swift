@@ -2,7 +2,7 @@
 // the terminal, what its loops are doing: iterations per second and busy time, the loop-delay histogram, the slowest
 // recent jobs by site, mailboxes, view models and coordinators, timers and the last stalls.
 //
-//     mainline-console /tmp/app.sock                         live: keys 1-6 switch views, f freezes, q quits
+//     mainline-console /tmp/app.sock                         live: keys 1-7 switch views, f freezes, q quits
 //     mainline-console --once --json /tmp/app.sock           one snapshot document (the inspector's JSON), for scripts
 //     mainline-console --once /tmp/app.sock                  every view once, as plain text
 //     mainline-console --dump recorder.json /tmp/app.sock    the flight recorders, for a bug report

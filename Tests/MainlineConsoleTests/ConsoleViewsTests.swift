@@ -226,6 +226,25 @@ struct ConsoleViewsTests {
         #expect(MailboxesView.lines(empty) == ["no mailboxes (made since the inspector started)"])
         #expect(TimersView.lines(empty) == ["no timers pending"])
         #expect(StallsView.lines(empty) == ["no stalls recorded"])
+        #expect(StreamsView.lines(empty) == ["no stream subscriptions or group members (made since the inspector started)"])
+    }
+
+    @Test func theStreamsShowEachSubscriptionsAndMembersLagHoldingsAndLastResync() throws {
+        let snapshot = try Self.snapshot(
+            #"{"schema":1,"loops":[],"streams":["#
+                + #"{"kind":"subscription","stream":"orders","group":null,"position":120,"head":120,"lagEvents":0,"#
+                + #""lagSeconds":0,"delivered":120,"held":null,"redelivered":null,"resyncs":0,"connected":true},"#
+                + #"{"kind":"groupMember","stream":"jobs","group":"workers","member":"h-1-ab","position":900,"#
+                + #""head":1000,"lagEvents":100,"lagSeconds":2.5,"delivered":950,"held":50,"redelivered":3,"#
+                + #""resyncs":1,"lastResyncFrom":10,"lastResyncTo":14,"connected":false}]}"#
+        )
+        #expect(
+            StreamsView.lines(snapshot) == [
+                "STREAM  GROUP           POSITION  HEAD  LAG  LAG S  HELD  REDELIVERED  LAST RESYNC  CONNECTED",
+                "orders  (subscription)  120       120   0    0.00   -     -            -            yes",
+                "jobs    workers         900       1000  100  2.50   50    3            10..14       no",
+            ]
+        )
     }
 
     @Test func uptimesReadInSecondsMinutesAndHours() {
@@ -240,13 +259,14 @@ struct ConsoleViewsTests {
         (UInt8(ascii: "j"), .slowestJobs), (UInt8(ascii: "3"), .mailboxes), (UInt8(ascii: "m"), .mailboxes),
         (UInt8(ascii: "4"), .viewModels), (UInt8(ascii: "v"), .viewModels), (UInt8(ascii: "5"), .timers),
         (UInt8(ascii: "t"), .timers), (UInt8(ascii: "6"), .stalls), (UInt8(ascii: "s"), .stalls),
+        (UInt8(ascii: "7"), .streams), (UInt8(ascii: "b"), .streams),
     ])
     func eachViewHasANumberKeyAndALetter(key: UInt8, view: ConsoleView) {
         #expect(ConsoleView(key: key) == view)
     }
 
     @Test func otherKeysShowNoView() {
-        for key in [UInt8(ascii: "0"), UInt8(ascii: "7"), UInt8(ascii: "f"), UInt8(ascii: "q"), 0x1B, 0xFF] {
+        for key in [UInt8(ascii: "0"), UInt8(ascii: "8"), UInt8(ascii: "f"), UInt8(ascii: "q"), 0x1B, 0xFF] {
             #expect(ConsoleView(key: key) == nil)
         }
     }
@@ -261,7 +281,7 @@ struct ConsoleViewsTests {
         #expect(lines[0] == "mainline-console  orders (pid 4242)  up 12 s  FROZEN (f: live)")
         #expect(
             lines[1]
-                == "1 overview  2 slowest jobs  [3 mailboxes]  4 view models  5 timers  6 stalls   f freeze  q quit"
+                == "1 overview  2 slowest jobs  [3 mailboxes]  4 view models  5 timers  6 stalls  7 streams   f freeze  q quit"
         )
         #expect(lines[3].hasPrefix("NAME"))
     }

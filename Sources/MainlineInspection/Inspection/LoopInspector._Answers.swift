@@ -80,11 +80,12 @@ extension LoopInspector {
                 uptimeSeconds: ((Self.bootClock() - startedAt) * 1_000).rounded() / 1_000,
                 loops: registry.describe(.loops, as: LoopSummary.self),
                 // The categories the upper layers register into (MainlineEvents' mailboxes, MainlineViewModels' view
-                // models, MainlineCoordinators' coordinators), named as the schema promises, present (perhaps empty)
-                // whether or not their layer is linked.
+                // models, MainlineCoordinators' coordinators, MainlinePostgres' streams), named as the schema promises,
+                // present (perhaps empty) whether or not their layer is linked.
                 mailboxes: registry.describe(.init("mailboxes"), as: MailboxSummary.self),
                 viewModels: registry.describe(.init("viewModels"), as: ViewModelSummary.self),
-                coordinators: registry.describe(.init("coordinators"), as: CoordinatorSummary.self)
+                coordinators: registry.describe(.init("coordinators"), as: CoordinatorSummary.self),
+                streams: registry.describe(.init("streams"), as: StreamSummary.self)
             )
         }
 

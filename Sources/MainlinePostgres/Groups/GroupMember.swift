@@ -1,4 +1,5 @@
 #if Postgres
+import Foundation
 import PostgresNIO
 
 /// One consumer group member's state, as a state machine: events (a connection, a round's answer, a placement, a
@@ -54,6 +55,10 @@ struct GroupMember: Sendable {
         var groupMissing = false
         /// Claims other members hold.
         var othersHold = 0
+        /// The stream's head and the group's position (every event at or before it acknowledged) after a claim;
+        /// `nil` when the round claimed nothing.
+        var head: Int64?
+        var groupPosition: Int64?
     }
 
     /// What an offer to the mailbox came to.
@@ -89,6 +94,12 @@ struct GroupMember: Sendable {
     private(set) var waitingForRoom = false
     /// Whether a takeover check is scheduled (``roundAnswered(_:)`` asked for one and it has not fired).
     private(set) var takeoverCheckPending = false
+    /// What the inspector shows: the stream's head and the group's position as the last claim saw them, when the last
+    /// event delivered was published, and the last resync's range.
+    private(set) var head: Int64?
+    private(set) var groupPosition: Int64?
+    private(set) var lastPublishedAt: Date?
+    private(set) var lastResync: (from: Int64, to: Int64)?
 
     init(stream: String, window: Int, tracksTakes: Bool) {
         self.stream = stream
@@ -178,6 +189,8 @@ struct GroupMember: Sendable {
             acknowledgements += answer.gone
         }
         backlog += answer.events.map { .event($0) }
+        head = answer.head ?? head
+        groupPosition = answer.groupPosition ?? groupPosition
         state = answer.groupMissing ? .mustJoin : .ready
         guard answer.othersHold > 0, !takeoverCheckPending, !cancelled,
             window - held.count >= (window + 1) / 2
@@ -284,8 +297,10 @@ struct GroupMember: Sendable {
         case .event(let event):
             if !tracksTakes { inFlight.insert(event.sequence) }
             counts.delivered += 1
+            lastPublishedAt = event.publishedAt
             if event.deliveryCount > 1 { counts.redelivered += 1 }
-        case .resync:
+        case .resync(let resync):
+            lastResync = (resync.lastDelivered, resync.resumesAfter)
             counts.resyncs += 1
         }
     }

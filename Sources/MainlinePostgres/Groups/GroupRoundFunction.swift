@@ -29,6 +29,7 @@
 /// - `2` a claim whose event was gone (deleted by retention): its sequence;
 /// - `3` a gap: `r_sequence` the last event handed in before it, `r_other` the last one gone;
 /// - `4` the group's row is missing (its tables were recreated): the member must join again;
+/// - `5` after a claim: `r_sequence` the stream's head, `r_other` the group's position (for the inspector);
 /// - `0` last, always: `r_sequence` the acknowledgements deleted, `r_other` 1 when other members hold claims, else 0.
 enum GroupRoundFunction {
     /// The function's name for `schema`.
@@ -61,6 +62,7 @@ enum GroupRoundFunction {
                 v_handed_now bigint;
                 v_taken bigint[];
                 v_counts integer[];
+                v_position bigint;
             BEGIN
                 IF cardinality(p_acknowledged) > 0 THEN
                     WITH mine AS MATERIALIZED (
@@ -202,7 +204,9 @@ enum GroupRoundFunction {
                 UPDATE \(schema.groupsTable) g SET handed = v_handed_now, acknowledged = coalesce(
                     (SELECT min(b.first) - 1 FROM \(batches) b WHERE b.stream = p_stream AND b.grp = p_grp),
                     v_handed_now)
-                WHERE g.stream = p_stream AND g.grp = p_grp;
+                WHERE g.stream = p_stream AND g.grp = p_grp
+                RETURNING g.acknowledged INTO v_position;
+                RETURN QUERY SELECT 5, v_head, v_position, NULL::integer, NULL::bytea, NULL::timestamptz, NULL::text;
                 RETURN QUERY SELECT 0, v_deleted, CASE WHEN v_others THEN 1::bigint ELSE 0::bigint END,
                     NULL::integer, NULL::bytea, NULL::timestamptz, NULL::text;
             END

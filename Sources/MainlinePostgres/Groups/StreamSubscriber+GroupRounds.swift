@@ -132,6 +132,9 @@ extension StreamSubscriber {
                 )
             case (4, _):
                 answer.groupMissing = true
+            case (5, let head?):
+                answer.head = head
+                answer.groupPosition = other
             case (0, let deleted?):
                 answer.acknowledged = Int(deleted)
                 answer.othersHold = Int(other ?? 0)

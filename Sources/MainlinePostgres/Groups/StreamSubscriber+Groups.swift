@@ -235,6 +235,7 @@ extension StreamSubscriber {
             registry.dueGroups.insert(id)
             registry.wake?.yield()
         }
+        registerForInspection(member)
         return member
     }
 

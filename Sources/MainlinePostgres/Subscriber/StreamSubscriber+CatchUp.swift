@@ -69,6 +69,7 @@ extension StreamSubscriber {
                     )
                 }
             }
+            subscription.state.withLock { $0.head = head }
             guard let first = events.first else {
                 // Nothing after the cursor. A head beyond it means the rows in between were deleted; a head before
                 // it means the stream went back (its tables were recreated). Either way, start over from the head.
@@ -135,6 +136,7 @@ extension StreamSubscriber {
     private func placed(_ event: StreamEvent<ByteBuffer>, of subscription: StreamSubscription) {
         subscription.state.withLock { state in
             state.cursor = event.sequence
+            state.lastPublishedAt = event.publishedAt
             state.counts.delivered += 1
             // Without a take observer, placing is taking (a `place` closure consumes at once).
             if !subscription.tracksTakes && state.taken != nil { state.taken = event.sequence }
@@ -167,6 +169,7 @@ extension StreamSubscriber {
     private func resynced(_ resync: StreamResync, of subscription: StreamSubscription) {
         subscription.state.withLock { state in
             state.cursor = resync.resumesAfter
+            state.lastResync = (resync.lastDelivered, resync.resumesAfter)
             state.counts.resyncs += 1
             if !subscription.tracksTakes && state.taken != nil { state.taken = resync.resumesAfter }
         }

@@ -189,6 +189,7 @@ public final class StreamSubscriber: Sendable {
             registry.due.insert(subscription.id)
             registry.wake?.yield()
         }
+        registerForInspection(subscription)
         return subscription
     }
 

@@ -63,6 +63,11 @@ public final class StreamSubscription: Sendable {
         var stored: Int64?
         /// Why the subscriber ended it, if it did.
         var failure: StreamError?
+        /// What the inspector shows: the stream's head as the last read saw it, when the last event placed was
+        /// published, and the last resync's range.
+        var head: Int64?
+        var lastPublishedAt: Date?
+        var lastResync: (from: Int64, to: Int64)?
     }
 
     /// What became of one delivery offered to the mailbox.
