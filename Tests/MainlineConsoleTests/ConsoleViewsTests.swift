@@ -226,7 +226,9 @@ struct ConsoleViewsTests {
         #expect(MailboxesView.lines(empty) == ["no mailboxes (made since the inspector started)"])
         #expect(TimersView.lines(empty) == ["no timers pending"])
         #expect(StallsView.lines(empty) == ["no stalls recorded"])
-        #expect(StreamsView.lines(empty) == ["no stream subscriptions or group members (made since the inspector started)"])
+        #expect(
+            StreamsView.lines(empty) == ["no stream subscriptions or group members (made since the inspector started)"]
+        )
     }
 
     @Test func theStreamsShowEachSubscriptionsAndMembersLagHoldingsAndLastResync() throws {
