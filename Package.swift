@@ -237,7 +237,7 @@ let package = Package(
             dependencies: [
                 "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport", "CMainlineShims",
                 // The streams in the inspector's snapshot.
-                "MainlineInspection", "MainlineInspectorSchema",
+                "MainlineInspectorSchema",
                 "mainline-postgres-publisher", "mainline-postgres-member",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
                 .product(

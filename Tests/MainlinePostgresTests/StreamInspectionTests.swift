@@ -1,6 +1,5 @@
 #if Postgres
 import MainlineEvents
-import MainlineInspection
 import MainlineInspectorSchema
 import MainlineLoop
 import MainlinePostgres
@@ -8,17 +7,17 @@ import PostgresNIO
 import Testing
 import _MainlineTestSupport
 
-/// The bus in the inspector: with a `LoopInspector` started, each stream subscription and group member of the process
+/// The bus in the inspector: once an inspector was started, each stream subscription and group member of the process
 /// is in the snapshot's `streams` (what `mainline-console`'s streams view and `--json` show): its position, the stream's
-/// head, its lag, what a member holds.
+/// head, its lag, what a member holds. The registry is activated as `LoopInspector.start` does, without serving a
+/// socket: the inspector's own loop is an `EventLoop`, and a test beside `EventLoopLifecycleTests` must not make one
+/// (that test counts the process's live `EventLoop` handles); `LoopInspectorTests` cover the socket.
 @MainActor
 @Suite("Stream subscriptions and group members in the inspector", .serialized)
 struct StreamInspectionTests {
     @Test func theSnapshotShowsEachSubscriptionAndMemberWithItsPositionHeadLagAndClaims() async throws {
         try await PostgresTestCluster.with { cluster in
-            let folder = makeTemporaryFolder(prefix: "streams-inspector")
-            let inspector = try LoopInspector.start(socketPath: folder + "/inspector.sock")
-            defer { inspector.stop() }
+            _InspectionRegistry.shared.activate()
             try await withPublisher(cluster) { publisher in
                 for index in 1...10 { try await publisher.publish(bytes: Array("\(index)".utf8), to: "inspected") }
             }

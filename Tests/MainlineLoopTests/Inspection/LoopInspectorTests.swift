@@ -54,7 +54,10 @@ struct LoopInspectorTests {
         // The keys the article documents, each present.
         #expect(
             try client.ask("snapshot").keys
-                == ["schema", "pid", "process", "uptimeSeconds", "loops", "mailboxes", "viewModels", "coordinators"]
+                == [
+                    "schema", "pid", "process", "uptimeSeconds", "loops", "mailboxes", "viewModels", "coordinators",
+                    "streams",
+                ]
         )
     }
 
