@@ -69,9 +69,9 @@ extension LoopInspector {
         func end() {
             timeout?.cancel()
             timeout = nil
-            for client in clients { _UVResources.close(client.poll, for: .eventLoop) }
+            for client in clients { _UVResources.close(client.poll, for: .inspector) }
             clients.removeAll()  // their connections' deinits close their sockets, no longer watched
-            if let listenerPoll { _UVResources.close(listenerPoll, for: .eventLoop) }
+            if let listenerPoll { _UVResources.close(listenerPoll, for: .inspector) }
             listenerPoll = nil
             listener?.closeAndRemove()
             listener = nil
@@ -168,7 +168,7 @@ extension LoopInspector {
 
         /// Stops watching a client and closes it.
         private func remove(_ client: _Client) {
-            _UVResources.close(client.poll, for: .eventLoop)
+            _UVResources.close(client.poll, for: .inspector)
             clients.removeAll { $0 === client }  // its connection's deinit closes its socket, no longer watched
         }
 
@@ -179,7 +179,7 @@ extension LoopInspector {
             let poll = _UVResources.allocateHandle(
                 uv_poll_t.self,
                 type: UV_POLL,
-                for: .eventLoop,
+                for: .inspector,
                 instance: ObjectIdentifier(loop)
             )
             _UVEngine.check(uv_poll_init_socket(loop.uvLoop, poll, descriptor), "uv_poll_init_socket")

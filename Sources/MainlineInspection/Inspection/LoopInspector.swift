@@ -27,7 +27,7 @@ import MainlineLoopCore
 /// - **Owner-only.** The socket is created with mode `0600`, with no moment at which it has another; a client whose
 ///   user id (`SO_PEERCRED`) is not the process's effective user id gets one line,
 ///   `{"error":"refused: peer uid 65534 is not this process's owner (uid 1000)","schema":1}`, and is disconnected.
-/// - **Its own loop.** The inspector serves from an ``EventLoop`` of its own (`inspector`, listed among the loops it
+/// - **Its own loop.** The inspector serves from an `EventLoop` of its own (`inspector`, listed among the loops it
 ///   shows), never from a loop it shows, so it answers while a loop is stalled — when it is needed most. What it reads
 ///   from a loop or an object, it reads through their thread-safe state.
 /// - **Nothing from outside can crash the process or block it.** A request that is not JSON, not UTF-8, unknown, or
@@ -57,7 +57,7 @@ public final class LoopInspector: Sendable {
     /// Starts serving the process's loops and objects on a Unix domain socket at `socketPath`.
     ///
     /// Thread-safe. Creates the socket with mode `0600` (a socket file left by a process that crashed is replaced),
-    /// activates the registry of objects, and answers on an ``EventLoop`` of its own, named `inspector`, until
+    /// activates the registry of objects, and answers on an `EventLoop` of its own, named `inspector`, until
     /// ``stop()``.
     ///
     /// - Parameter socketPath: Where to create the socket: at most 107 bytes, in a folder the process can write.
@@ -85,7 +85,7 @@ public final class LoopInspector: Sendable {
         limits: _Limits
     ) throws(LoopInspectorError) -> LoopInspector {
         let listener = try _Listener(path: socketPath, backlog: Int32(limits.clients))
-        let loop = EventLoop(name: "inspector")
+        let loop = EventLoop(name: "inspector", budgets: .default, resources: .inspector)
         let server = _Server(listener: listener, registry: registry, limits: limits, loop: loop)
         registry.activate()
         _ = loop.post({ server.begin() }, from: Self.site)

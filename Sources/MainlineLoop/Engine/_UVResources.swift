@@ -34,19 +34,35 @@ package enum _UVResources {
         case mainLoop
         /// A secondary `EventLoop`.
         case eventLoop
+        /// The `EventLoop` a `LoopInspector` serves its socket from (MainlineInspection): counted apart, so that the
+        /// `EventLoop`s' leak checks hold while inspectors start and stop beside them.
+        case inspector
     }
 
     private struct Ledger {
         var mainLoop = Counts()
         var eventLoop = Counts()
+        var inspector = Counts()
         /// Counts per loop instance (only for allocations that named one); entries at zero are removed.
         var byInstance: [ObjectIdentifier: Counts] = [:]
         /// The instance each live handle was allocated for, so that its close callback can find it.
         var instanceOfHandle: [UnsafeMutableRawPointer: ObjectIdentifier] = [:]
 
         subscript(owner: Owner) -> Counts {
-            get { owner == .mainLoop ? mainLoop : eventLoop }
-            set { if owner == .mainLoop { mainLoop = newValue } else { eventLoop = newValue } }
+            get {
+                switch owner {
+                case .mainLoop: mainLoop
+                case .eventLoop: eventLoop
+                case .inspector: inspector
+                }
+            }
+            set {
+                switch owner {
+                case .mainLoop: mainLoop = newValue
+                case .eventLoop: eventLoop = newValue
+                case .inspector: inspector = newValue
+                }
+            }
         }
 
         mutating func update(_ instance: ObjectIdentifier?, _ change: (inout Counts) -> Void) {
@@ -60,7 +76,7 @@ package enum _UVResources {
     private static let ledger = _Locked(Ledger())
 
     /// How many libuv loops and handles are allocated right now, process-wide (every owner).
-    package static var live: Counts { ledger.withLock { $0.mainLoop + $0.eventLoop } }
+    package static var live: Counts { ledger.withLock { $0.mainLoop + $0.eventLoop + $0.inspector } }
 
     /// How many libuv loops and handles `owner` has allocated right now.
     package static func live(_ owner: Owner) -> Counts { ledger.withLock { $0[owner] } }
@@ -126,6 +142,7 @@ package enum _UVResources {
         switch owner {
         case .mainLoop: uv_close(generic, _mainlineFreeClosedHandle)
         case .eventLoop: uv_close(generic, _mainlineFreeClosedEventLoopHandle)
+        case .inspector: uv_close(generic, _mainlineFreeClosedInspectorHandle)
         }
     }
 
@@ -153,5 +170,12 @@ private func _mainlineFreeClosedEventLoopHandle(_ handle: UnsafeMutablePointer<u
     guard let handle else { return }
     let raw = UnsafeMutableRawPointer(handle)
     _UVResources.didFreeHandle(raw, of: .eventLoop)
+    raw.deallocate()
+}
+
+private func _mainlineFreeClosedInspectorHandle(_ handle: UnsafeMutablePointer<uv_handle_t>?) {
+    guard let handle else { return }
+    let raw = UnsafeMutableRawPointer(handle)
+    _UVResources.didFreeHandle(raw, of: .inspector)
     raw.deallocate()
 }

@@ -46,11 +46,11 @@ extension EventLoop {
         /// Posted closures released unrun at the drain deadline (final once the loop has stopped).
         var releasedAtDeadline: Int { progress.discarded }
 
-        init(name: String, budgets: LoopBudgets) {
+        init(name: String, budgets: LoopBudgets, resources: _UVResources.Owner) {
             self.name = name
             rejections = Counter(label: LoopMetricName.postsRejected, dimensions: [("loop", name)])
             let discards = Counter(label: LoopMetricName.postsDiscarded, dimensions: [("loop", name)])
-            let engine = _UVEngine(owner: .eventLoop)
+            let engine = _UVEngine(owner: resources)
             scheduler = _LoopScheduler(budgets: budgets, loopName: name)
             // `mainline_loop_posts_discarded{loop=<name>}`, reported by the scheduler's drain-deadline rule.
             scheduler.onDiscard = { discards.increment(by: Int64($0)) }

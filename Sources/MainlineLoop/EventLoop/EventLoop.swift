@@ -81,9 +81,15 @@ public final class EventLoop: Sendable {
     /// - Parameters:
     ///   - name: The loop's name, also the thread's name (cut to 15 bytes by Linux).
     ///   - budgets: The loop's budgets.
-    public init(name: String = "mainline-event-loop", budgets: LoopBudgets) {
+    public convenience init(name: String = "mainline-event-loop", budgets: LoopBudgets) {
+        self.init(name: name, budgets: budgets, resources: .eventLoop)
+    }
+
+    /// Creates a loop whose libuv loop and handles are counted for `resources` (`_UVResources`): the inspector's loop
+    /// is counted apart from the others.
+    package init(name: String, budgets: LoopBudgets, resources: _UVResources.Owner) {
         self.name = name
-        driver = _Driver(name: name, budgets: budgets)
+        driver = _Driver(name: name, budgets: budgets, resources: resources)
         driver.start()
         // Every loop shows itself to an inspector (`LoopInspector`), through a handle the registry holds weakly.
         inspectionHandle = _InspectionRegistry.shared.registerEventLoop(driver: driver, name: name)

@@ -8,7 +8,8 @@ extension EventLoopTests {
     /// Stopping, and proof that a stopped loop leaves nothing behind: no libuv loop or handle, no `EventLoop`.
     ///
     /// The leak checks read `_UVResources.live(.eventLoop)`, the counts of `EventLoop`s only: the `MainLoop` suites
-    /// that run in parallel keep their own counts, and `EventLoopTests` runs one test at a time, so the baseline holds.
+    /// that run in parallel keep their own counts, so does the loop of every `LoopInspector` the inspector suites start
+    /// beside them (`.inspector`), and `EventLoopTests` runs one test at a time, so the baseline holds.
     @Suite("EventLoop lifecycle")
     struct LifecycleTests {
         // Stop, then refuse posts (also from the draining loop) and drain in order: `SerialLoopContractTests`, for
