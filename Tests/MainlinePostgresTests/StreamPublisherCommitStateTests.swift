@@ -14,18 +14,26 @@ struct StreamPublisherCommitStateTests {
     static let sequences = 10_000
     static let eventsPerSequence = 32
 
-    @Test func everySeededSequenceOfEventsAnswersEachPublishOnceInStreamOrderWithinTheBounds() throws {
+    /// (The explorations run on a thread of their own, `offPool`: seconds of computation, minutes under
+    /// ThreadSanitizer, must not hold a thread of the concurrency pool that the database tests beside them need.)
+    @Test func everySeededSequenceOfEventsAnswersEachPublishOnceInStreamOrderWithinTheBounds() async throws {
         let start = ContinuousClock.now
-        var coverage = CommitWorld.Coverage()
-        for seed in 1...UInt64(Self.sequences) {
-            var world = CommitWorld(seed: seed, start: start)
-            do {
-                try world.run(events: Self.eventsPerSequence)
-            } catch {
-                Issue.record("seed \(seed): \(error)")
-                return
+        let (coverage, failure) = try await offPool { () -> (CommitWorld.Coverage, String?) in
+            var coverage = CommitWorld.Coverage()
+            for seed in 1...UInt64(Self.sequences) {
+                var world = CommitWorld(seed: seed, start: start)
+                do {
+                    try world.run(events: Self.eventsPerSequence)
+                } catch {
+                    return (coverage, "seed \(seed): \(error)")
+                }
+                coverage.add(world.coverage)
             }
-            coverage.add(world.coverage)
+            return (coverage, nil)
+        }
+        if let failure {
+            Issue.record("\(failure)")
+            return
         }
         // Every kind of ending and every race the invariants are about happened, many times.
         #expect(coverage.sequences == Self.sequences)
@@ -35,13 +43,17 @@ struct StreamPublisherCommitStateTests {
         #expect(coverage.cancelledCommitTasks > 100 && coverage.oversized > 100)
     }
 
-    @Test func everySequenceOfFiveEventsFromTwoPublishesTheirCancellationsAndTheClockKeepsTheInvariants() {
-        var explored = 0
-        do {
-            try CommitWorld(seed: 0, start: .now).explore(depth: 5, explored: &explored)
-        } catch {
-            Issue.record("after \(explored) sequences: \(error)")
+    @Test func everySequenceOfFiveEventsFromTwoPublishesTheirCancellationsAndTheClockKeepsTheInvariants() async throws {
+        let (explored, failure) = try await offPool { () -> (Int, String?) in
+            var explored = 0
+            do {
+                try CommitWorld(seed: 0, start: .now).explore(depth: 5, explored: &explored)
+            } catch {
+                return (explored, "after \(explored) sequences: \(error)")
+            }
+            return (explored, nil)
         }
+        if let failure { Issue.record("\(failure)") }
         // Every event the tasks, the watch and the callers can cause, after every prefix: the number of sequences
         // is fixed by the machine (it changes when what can happen next changes).
         #expect(explored == 6_458)

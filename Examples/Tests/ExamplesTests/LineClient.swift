@@ -125,12 +125,3 @@ final class LineClient: @unchecked Sendable {  // used by one test thread at a t
         return nil
     }
 }
-
-/// Runs blocking `work` on a thread of its own, so that the concurrency pool (two threads on two cores) stays free.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (done: CheckedContinuation<T, any Error>) in
-        Thread.detachNewThread {
-            do { done.resume(returning: try work()) } catch { done.resume(throwing: error) }
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _MainlineTestSupport
 
 #if canImport(Glibc)
 import Glibc

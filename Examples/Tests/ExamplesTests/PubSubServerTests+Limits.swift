@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _MainlineTestSupport
 
 @testable import pubsub_server
 
