@@ -1,4 +1,5 @@
 #if Postgres
+import CMainlineShims
 import Foundation
 import PostgresNIO
 import Testing
@@ -13,7 +14,13 @@ struct GroupMemberStateTests {
     /// Schedules with every kind of step, faults included (blips, `kill -9`, stuck members, cancellations).
     /// (Each exploration runs on a thread of its own, `offPool`: seconds of computation, a minute and more under
     /// ThreadSanitizer, must not hold a thread of the concurrency pool that the database tests beside it need.)
-    @Test func seededSchedulesKeepTheGroupsInvariantsAndAcknowledgeEveryEvent() async throws {
+    @Test(
+        .enabled(
+            if: mainline_is_thread_sanitized() == 0,
+            "a pure state machine on one thread: nothing for ThreadSanitizer to check, and ten times slower under it"
+        )
+    )
+    func seededSchedulesKeepTheGroupsInvariantsAndAcknowledgeEveryEvent() async throws {
         let (explored, failure) = try await offPool { () -> (Int, String?) in
             var explored = 0
             for seed in UInt64(0)..<6_000 {
@@ -33,7 +40,13 @@ struct GroupMemberStateTests {
     }
 
     /// Schedules without faults: then no event may ever be delivered twice or with a delivery count above 1.
-    @Test func withoutFaultsNoEventIsDeliveredTwice() async throws {
+    @Test(
+        .enabled(
+            if: mainline_is_thread_sanitized() == 0,
+            "a pure state machine on one thread: nothing for ThreadSanitizer to check, and ten times slower under it"
+        )
+    )
+    func withoutFaultsNoEventIsDeliveredTwice() async throws {
         let (explored, failure) = try await offPool { () -> (Int, String?) in
             var explored = 0
             for seed in UInt64(1_000_000)..<1_004_000 {

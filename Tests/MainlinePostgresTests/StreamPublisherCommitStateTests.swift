@@ -1,4 +1,5 @@
 #if Postgres
+import CMainlineShims
 import PostgresNIO
 import Testing
 import _MainlineTestSupport
@@ -16,7 +17,13 @@ struct StreamPublisherCommitStateTests {
 
     /// (The explorations run on a thread of their own, `offPool`: seconds of computation, minutes under
     /// ThreadSanitizer, must not hold a thread of the concurrency pool that the database tests beside them need.)
-    @Test func everySeededSequenceOfEventsAnswersEachPublishOnceInStreamOrderWithinTheBounds() async throws {
+    @Test(
+        .enabled(
+            if: mainline_is_thread_sanitized() == 0,
+            "a pure state machine on one thread: nothing for ThreadSanitizer to check, and ten times slower under it"
+        )
+    )
+    func everySeededSequenceOfEventsAnswersEachPublishOnceInStreamOrderWithinTheBounds() async throws {
         let start = ContinuousClock.now
         let (coverage, failure) = try await offPool { () -> (CommitWorld.Coverage, String?) in
             var coverage = CommitWorld.Coverage()
@@ -43,7 +50,13 @@ struct StreamPublisherCommitStateTests {
         #expect(coverage.cancelledCommitTasks > 100 && coverage.oversized > 100)
     }
 
-    @Test func everySequenceOfFiveEventsFromTwoPublishesTheirCancellationsAndTheClockKeepsTheInvariants() async throws {
+    @Test(
+        .enabled(
+            if: mainline_is_thread_sanitized() == 0,
+            "a pure state machine on one thread: nothing for ThreadSanitizer to check, and ten times slower under it"
+        )
+    )
+    func everySequenceOfFiveEventsFromTwoPublishesTheirCancellationsAndTheClockKeepsTheInvariants() async throws {
         let (explored, failure) = try await offPool { () -> (Int, String?) in
             var explored = 0
             do {
