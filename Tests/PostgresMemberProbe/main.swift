@@ -9,9 +9,10 @@
 //     got <sequence> <deliveryCount> <taken-ns> <acknowledged-ns> <payload>
 //
 // with CLOCK_MONOTONIC times (comparable across processes) of the take and, in `ack` mode, of the acknowledgement
-// 5 ms after it, as if the work took that long (printed then; 0 in `hold` mode, which acknowledges nothing: a member that dies mid-work). In `ack` mode it exits 0
-// with "done <count>" once the group has handed out every event up to <last> and holds none unacknowledged; it exits 1
-// with "error: …" when nothing moved for 60 s. A resync prints "resync <lastDelivered> <resumesAfter>".
+// 5 ms after it, as if the work took that long (printed then; 0 in `hold` mode, which acknowledges nothing: a member
+// that dies mid-work). In `ack` mode it exits 0 with "done <count>" once the group has handed out every event up to
+// <last> and holds none unacknowledged; it exits 1 with "error: …" when nothing moved for 60 s (no event published,
+// handed out, taken or acknowledged). A resync prints "resync <lastDelivered> <resumesAfter>".
 
 import Foundation
 
@@ -129,21 +130,24 @@ do {
             logger: Logger(label: "probe")
         )
         // Done when the group handed out everything up to `last` and holds nothing unacknowledged.
+        // The stream's head too: events still being published are progress, not a member standing still.
         let query: PostgresQuery = """
-            SELECT g.handed, (SELECT count(*) FROM mainline_stream_claims c WHERE c.stream = g.stream AND c.grp = g.grp)
+            SELECT g.handed, (SELECT count(*) FROM mainline_stream_claims c WHERE c.stream = g.stream AND c.grp = g.grp),
+                coalesce((SELECT h.last_sequence FROM mainline_stream_heads h WHERE h.stream = g.stream), 0)
             FROM mainline_stream_groups g WHERE g.stream = \(stream) AND g.grp = \(group)
             """
         var stall: ProbeError?
         while true {
-            var state: (handed: Int64, claims: Int64) = (0, -1)
+            var state: (handed: Int64, claims: Int64, head: Int64) = (0, -1, 0)
             for try await row in try await connection.query(query, logger: Logger(label: "probe"))
-                .decode((Int64, Int64).self)
+                .decode((Int64, Int64, Int64).self)
             {
                 state = row
             }
             if acknowledges && state.handed >= last && state.claims == 0 { break }
             let progress =
-                "took \(member.count); group handed \(state.handed), holds \(state.claims) unacknowledged; "
+                "took \(member.count); stream head \(state.head); group handed \(state.handed), holds "
+                + "\(state.claims) unacknowledged; "
                 + "\(member.subscription.map { "\($0.counts)" } ?? "")"
             if standStill.hasStoodStill(progress) {
                 // Who holds what, for the report: member (or "-"), rows, lowest sequence, whether the lease is live.
