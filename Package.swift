@@ -319,7 +319,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineBindingsTests",
-            dependencies: ["MainlineBindings", "MainlineObservables", "MainlineLoop", "MainlineTesting"]
+            dependencies: [
+                "MainlineBindings", "MainlineObservables", "MainlineLoop", "MainlineTesting", "_MainlineTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

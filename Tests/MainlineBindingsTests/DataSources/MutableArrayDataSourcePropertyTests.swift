@@ -1,19 +1,7 @@
 import MainlineBindings
 import MainlineTesting
 import Testing
-
-/// A small deterministic generator (SplitMix64), so a failing sequence can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import _MainlineTestSupport
 
 /// Random mutations of a `MutableArrayDataSource` inside a multi-row tree: replaying each change set the root
 /// delivers on a mirror always reproduces the root's contents.
@@ -30,7 +18,7 @@ struct MutableArrayDataSourcePropertyTests {
 
     /// Runs one random sequence; returns a description of the first mismatch, or `nil`.
     static func run(seed: UInt64) -> String? {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let loop = TestLoop()
         var next = 0
         func fresh() -> String {

@@ -213,7 +213,7 @@ struct LoopInspectorRequestTests {
         await withTaskGroup(of: Void.self) { group in
             for seed in 0..<12 {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(seed))
+                    var generator = SplitMix64(seed: UInt64(seed))
                     guard let client = try? InspectorTestClient(path: path) else { return }
                     for _ in 0..<20 {
                         let bytes = (0..<Int.random(in: 1...600, using: &generator)).map { _ in
@@ -225,20 +225,5 @@ struct LoopInspectorRequestTests {
             }
         }
         #expect(try served.client().ask("snapshot")["schema"] == .int(1))
-    }
-}
-
-/// A deterministic random number generator (SplitMix64), so a failing run of random bytes can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
