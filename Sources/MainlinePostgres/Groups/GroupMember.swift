@@ -53,8 +53,8 @@ struct GroupMember: Sendable {
         var gap: StreamResync?
         /// Whether the group's row was missing (its tables were recreated).
         var groupMissing = false
-        /// Claims other members hold.
-        var othersHold = 0
+        /// Whether other members hold claims (a member that dies would leave them to take over).
+        var othersHoldClaims = false
         /// The stream's head and the group's position (every event at or before it acknowledged) after a claim;
         /// `nil` when the round claimed nothing.
         var head: Int64?
@@ -192,7 +192,7 @@ struct GroupMember: Sendable {
         head = answer.head ?? head
         groupPosition = answer.groupPosition ?? groupPosition
         state = answer.groupMissing ? .mustJoin : .ready
-        guard answer.othersHold > 0, !takeoverCheckPending, !cancelled,
+        guard answer.othersHoldClaims, !takeoverCheckPending, !cancelled,
             window - held.count >= (window + 1) / 2
         else { return false }
         takeoverCheckPending = true

@@ -38,13 +38,8 @@ enum GroupStatements {
         let batches = schema.claimBatchesTable
         return """
             WITH mine AS MATERIALIZED (
-                SELECT b.id, u.s, u.k, u.d, u.s = ANY(\(keep)) AS kept
-                FROM \(unescaped: batches) b, unnest(b.sequences, b.keys, b.deliveries) AS u(s, k, d)
-                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.member = \(member.member)
-            ), emptied AS (
-                DELETE FROM \(unescaped: batches) b
-                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.id IN (SELECT m.id FROM mine m)
-            ), adopted AS (
+                SELECT b.id, u.s, u.k, u.d, u.s = ANY(\(keep)) AS kept \(unnestedBatchesOf: member, in: batches)
+            ), \(emptyingBatchesOf: member, in: batches), adopted AS (
                 INSERT INTO \(unescaped: batches)
                     (stream, grp, member, session, lease_until, sequences, keys, deliveries, first)
                 SELECT \(member.stream), \(member.group), \(member.member), \(Int64(session.key)),
@@ -99,12 +94,8 @@ enum GroupStatements {
                 SELECT b.id, b.session, b.lease_until, u.s, u.k, u.d,
                     u.s = ANY(\(acknowledgements)) AS done, u.s = ANY(\(keep)) AS kept,
                     (\(uncount == nil) OR u.s = ANY(\(uncount ?? []))) AS uncounted
-                FROM \(unescaped: batches) b, unnest(b.sequences, b.keys, b.deliveries) AS u(s, k, d)
-                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.member = \(member.member)
-            ), emptied AS (
-                DELETE FROM \(unescaped: batches) b
-                WHERE b.stream = \(member.stream) AND b.grp = \(member.group) AND b.id IN (SELECT m.id FROM mine m)
-            ), kept AS (
+                \(unnestedBatchesOf: member, in: batches)
+            ), \(emptyingBatchesOf: member, in: batches), kept AS (
                 INSERT INTO \(unescaped: batches)
                     (stream, grp, member, session, lease_until, sequences, keys, deliveries, first)
                 SELECT \(member.stream), \(member.group), \(member.member), m.session, m.lease_until,
@@ -120,6 +111,31 @@ enum GroupStatements {
             SELECT (SELECT count(*) FROM mine m WHERE m.done),
                 (SELECT count(pg_notify(\(schema.channel), '0 ' || \(member.stream))) FROM released)
             """
+    }
+}
+
+/// The parts the member's statements share: its claim batches, one row per event, and their deletion.
+extension PostgresQuery.StringInterpolation {
+    /// `FROM <batches> b, unnest(…) AS u(s, k, d) WHERE …`: every event of `member`'s claim batches, one row each —
+    /// `b` the batch (`b.id`, `b.session`, `b.lease_until`), `u.s` its sequence, `u.k` its key, `u.d` its delivery
+    /// count.
+    mutating func appendInterpolation(unnestedBatchesOf member: StreamGroupSubscription, in batches: String) {
+        appendLiteral("FROM \(batches) b, unnest(b.sequences, b.keys, b.deliveries) AS u(s, k, d) WHERE b.stream = ")
+        appendInterpolation(member.stream)
+        appendLiteral(" AND b.grp = ")
+        appendInterpolation(member.group)
+        appendLiteral(" AND b.member = ")
+        appendInterpolation(member.member)
+    }
+
+    /// `emptied AS (DELETE …)`: the common table expression that deletes every batch a CTE `mine` (of
+    /// ``appendInterpolation(unnestedBatchesOf:in:)``'s rows) read, for the statement to write back what it keeps.
+    mutating func appendInterpolation(emptyingBatchesOf member: StreamGroupSubscription, in batches: String) {
+        appendLiteral("emptied AS (DELETE FROM \(batches) b WHERE b.stream = ")
+        appendInterpolation(member.stream)
+        appendLiteral(" AND b.grp = ")
+        appendInterpolation(member.group)
+        appendLiteral(" AND b.id IN (SELECT m.id FROM mine m))")
     }
 }
 #endif

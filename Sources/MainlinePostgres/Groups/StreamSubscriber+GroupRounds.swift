@@ -137,7 +137,7 @@ extension StreamSubscriber {
                 answer.groupPosition = other
             case (0, let deleted?):
                 answer.acknowledged = Int(deleted)
-                answer.othersHold = Int(other ?? 0)
+                answer.othersHoldClaims = (other ?? 0) != 0
             default:
                 continue
             }

@@ -151,7 +151,7 @@ struct GroupModel {
         }
         answer.events = picked.map { event($0, deliveries: claims[$0]?.deliveries ?? 0) }
         handed = fresh.last ?? head
-        answer.othersHold = claims.values.count { $0.member != nil && $0.member != member }
+        answer.othersHoldClaims = claims.values.contains { $0.member != nil && $0.member != member }
         return answer
     }
 }
