@@ -6,8 +6,11 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Testing
 
+// Five minutes, though each test takes well under a second alone: their loops run in guest mode, on the main
+// actor every main-actor suite of the process shares, and under ThreadSanitizer on two cores a main-actor job
+// waited over two minutes for its turn. The limit is there for a drain that never ends, not for speed.
 /// `MainLoopService` on real main loops of its own (never `MainLoop.main`), in guest mode under Swift Testing.
-@Suite("MainLoopService", .timeLimit(.minutes(1)))
+@Suite("MainLoopService", .timeLimit(.minutes(5)))
 struct MainLoopServiceTests {
     /// What ran on the loop, in order.
     @MainActor final class Log {
@@ -28,11 +31,13 @@ struct MainLoopServiceTests {
         try await testGracefulShutdown { trigger in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await service.run() }
-                await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
-                    loop.post {
-                        loop.onShutdown { log.entries.append("hook after \(log.ran) posts") }
-                        running.resume()
-                    }
+                let running = await postAndWait(to: loop) {
+                    loop.onShutdown { log.entries.append("hook after \(log.ran) posts") }
+                }
+                guard running else {
+                    Issue.record("the loop never ran its first job (cancelled: \(Task.isCancelled))")
+                    group.cancelAll()
+                    return
                 }
                 loop.post {
                     // Queued behind this job, so none can run before the shutdown begins.
@@ -89,12 +94,8 @@ struct MainLoopServiceTests {
         let service = MainLoopService(loop: loop, instrumentation: nil, logger: Logger(label: "test"))
         let log = await MainActor.run { Log() }
         let run = Task { try await service.run() }
-        await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
-            loop.post {
-                loop.onShutdown { log.entries.append("hook") }
-                running.resume()
-            }
-        }
+        let running = await postAndWait(to: loop) { loop.onShutdown { log.entries.append("hook") } }
+        #expect(running, "the loop ran its first job")
         run.cancel()
         try await run.value
         #expect(loop.state == .stopped)
@@ -159,12 +160,8 @@ struct MainLoopServiceTests {
             )
         )
         async let run: Void = group.run()
-        await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
-            loop.post {
-                loop.onShutdown { log.entries.append("hook") }
-                running.resume()
-            }
-        }
+        let running = await postAndWait(to: loop) { loop.onShutdown { log.entries.append("hook") } }
+        #expect(running, "the loop ran its first job")
         await group.triggerGracefulShutdown()
         try await run
         #expect(loop.state == .stopped)
