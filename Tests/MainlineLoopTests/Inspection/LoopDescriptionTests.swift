@@ -22,11 +22,6 @@ struct LoopDescriptionTests {
         let registry = _InspectionRegistry()
         let handle = registry.register(loop)
         defer { withExtendedLifetime(handle) {} }
-        let slowLine = #line + 1
-        try await loop.run { Self.spin(microseconds: 3_000) }
-        let timerLine = #line + 1
-        try await loop.run { _ = loop.schedule(after: .seconds(60), label: "later") {} }
-
         let folder = TemporaryFolder()
         let inspector = try LoopInspector.start(
             socketPath: folder.file("i.sock"),
@@ -35,6 +30,12 @@ struct LoopDescriptionTests {
         )
         defer { inspector.stop() }
         let client = try InspectorTestClient(path: folder.file("i.sock"))
+        let timerLine = #line + 1
+        try await loop.run { _ = loop.schedule(after: .seconds(60), label: "later") {} }
+        // The slow job last, just before asking: the delay covers the last 10–20 s, and a guest loop's job may wait
+        // longer than that for the main actor, which every main-actor suite shares (96 s once under ThreadSanitizer).
+        let slowLine = #line + 1
+        try await loop.run { Self.spin(microseconds: 3_000) }
         // The timers come from a snapshot the loop takes in a job the inspector posts; it waits 50 ms for it and else
         // shows the last one (none yet). Under load the loop may take longer: then wait for the loop itself — a job
         // posted after the inspector's runs after it — and ask again.
