@@ -112,7 +112,7 @@ func _runRecordingIssues(
 }
 
 /// How two runs of one schedule differ: the first event that is not the same, or that one failed; `nil` when they
-/// did the same.
+/// did the same. Callable from any thread.
 func _firstDifference(_ one: [String], _ two: [String], _ oneFailure: String?, _ twoFailure: String?) -> String? {
     for index in 0..<max(one.count, two.count) {
         let first = index < one.count ? one[index] : "nothing"

@@ -23,7 +23,7 @@ package protocol _ReadyOrder: AnyObject, Sendable {
     func choose(_ kind: _ReadyKind, among candidates: [_ReadyCandidate]) -> Int
 }
 
-/// The phase that asks a ``_ReadyOrder``.
+/// The phase that asks a ``_ReadyOrder``. A value; thread-safe.
 package enum _ReadyKind: String, Sendable {
     case post
     case timer
@@ -37,13 +37,13 @@ package struct _ReadyCandidate: Sendable, Equatable {
     /// Where the item comes from.
     package var site: LoopSite
 
-    /// Creates a candidate.
+    /// Creates a candidate. Callable from any thread.
     package init(id: UInt64, site: LoopSite) {
         self.id = id
         self.site = site
     }
 
-    /// The identity of `object`, for ``id``.
+    /// The identity of `object`, for ``id``. Callable from any thread.
     package static func id(of object: AnyObject) -> UInt64 {
         UInt64(UInt(bitPattern: ObjectIdentifier(object).hashValue))
     }
