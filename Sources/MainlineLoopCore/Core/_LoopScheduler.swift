@@ -14,7 +14,9 @@ import Logging
 /// Every phase below is written once and both call it.
 package final class _LoopScheduler: @unchecked Sendable {
     // @unchecked Sendable: `posts`, `idle` and `progress` are thread-safe; `postsPerIteration`, `drain` and
-    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them.
+    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them; `order` is
+    // written once by the loop that owns the scheduler, in its initializer before the scheduler is shared, and read
+    // only where the loop runs.
 
     /// Posted work (and an `EventLoop`'s executor jobs). Thread-safe.
     package let posts: _JobQueue
@@ -26,8 +28,8 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let recorder: LoopFlightRecorder
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
     package var postsPerIteration: Int
-    /// Which ready item runs next where the rules allow several orders; `nil` (a real loop): stored order. Read once
-    /// per phase (see `_ReadyOrder`).
+    /// Which ready item runs next where the rules allow several orders; `nil` (a real loop): stored order. Set only by
+    /// the owning loop's initializer; read once per phase (see `_ReadyOrder`).
     package var order: (any _ReadyOrder)?
     /// Where the loop is with a drain deadline.
     var drain = Drain.notDraining
