@@ -52,13 +52,26 @@ public final class TestLoop: Loop {
     // (`_RunningLoop.isRunning` says so) — and read and reset by the stepping, on the main actor between iterations.
     nonisolated(unsafe) var postsFromOwnCallbacks = 0
 
-    /// Creates a test loop whose clock reads `now`.
+    /// Creates a test loop whose clock reads `now`. Callable from any thread.
+    ///
+    /// Inside `explore(seeds:strategy:checksDeterminism:sourceLocation:_:)`, the loop takes the schedule of the run
+    /// (as `init(schedule:now:budgets:)` does), so that a test's loops — a fixture's too — are explored unchanged.
     ///
     /// - Parameters:
     ///   - now: The starting time; `LoopInstant.zero` unless a test needs another.
     ///   - budgets: The per-iteration budgets, so tests can exercise budget boundaries with small numbers.
-    public nonisolated init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
+    public nonisolated convenience init(now: LoopInstant = .zero, budgets: LoopBudgets = .default) {
+        self.init(now: now, budgets: budgets, order: TestSchedule.exploring.map(_TestLoopOrder.init))
+    }
+
+    /// The order the core asks where several items are ready; `nil` for the real loop's (see `TestLoop+Schedule.swift`).
+    nonisolated let order: _TestLoopOrder?
+
+    /// Creates a test loop whose core asks `order` which ready item runs next (`nil`: the real loop's order).
+    /// Callable from any thread.
+    nonisolated init(now: LoopInstant, budgets: LoopBudgets, order: _TestLoopOrder?) {
         self.now = now
+        self.order = order
         let sharedNow = _Locked(now)
         self.sharedNow = sharedNow
         // The flight recorder keeps virtual time too: a job that `simulateBusy(for:)` says took 5 ms is 5 ms slow.
@@ -66,6 +79,7 @@ public final class TestLoop: Loop {
             UInt64(bitPattern: sharedNow.withLock { $0.nanoseconds })
         }
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        core.scheduler.order = order
         // Virtual time: instrumentation measures what `simulateBusy(for:)` says a callback took.
         core.clock = { [unowned self] in self.now }
     }
@@ -112,7 +126,7 @@ public final class TestLoop: Loop {
     @discardableResult
     public nonisolated func post(_ body: @escaping @MainActor @Sendable () -> Void, from site: LoopSite) -> Bool {
         noteIfPostedByOwnCallback()
-        return core.post(body, site: site).postResult == .accepted
+        return enqueue(body, site: site).postResult == .accepted
     }
 
     /// Queues `body` to run at the next step, or says why it will not: the loop is full
@@ -127,7 +141,7 @@ public final class TestLoop: Loop {
         from site: LoopSite
     ) -> PostResult {
         noteIfPostedByOwnCallback()
-        return core.post(body, site: site).postResult
+        return enqueue(body, site: site).postResult
     }
 
     /// Simulates the arrival of `signal`: its handlers run in the post phase of the next step. Thread-safe.

@@ -46,15 +46,19 @@ extension _LoopCore {
     package func runSettle() -> Int {
         progress.enter(.settle)
         absorbSettleInbox()
-        guard let instruments else {
-            return _RunningLoop.with(owner) {
-                settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
-            }
-        }
+        guard let instruments else { return _RunningLoop.with(owner) { settleRounds() } }
         guard settleQueue.hasPending else { return 0 }
         monitor?.begin("settle")
-        return measured(instruments) {
-            settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
-        }
+        return measured(instruments) { settleRounds() }
+    }
+
+    /// One budget of settle rounds, timed into the flight recorder, in the scheduler's order (request order on a real
+    /// loop).
+    private func settleRounds() -> Int {
+        settleQueue.settle(
+            rounds: budgets.settleRoundsPerIteration,
+            recorder: scheduler.recorder,
+            order: scheduler.order
+        )
     }
 }

@@ -57,6 +57,7 @@ extension _LoopCore {
     func fireDueTimers(now: LoopInstant) -> Int {
         // Cancellations made off the loop since the last look: their bodies are released here, before any fires.
         _TimerCancellations.absorb()
+        if let order = scheduler.order { return fireDueTimers(in: order, now: now) }
         // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
         let instruments = self.instruments
         let monitor = self.monitor

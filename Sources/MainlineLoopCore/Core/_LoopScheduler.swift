@@ -14,7 +14,9 @@ import Logging
 /// Every phase below is written once and both call it.
 package final class _LoopScheduler: @unchecked Sendable {
     // @unchecked Sendable: `posts`, `idle` and `progress` are thread-safe; `postsPerIteration`, `drain` and
-    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them.
+    // `onDiscard` are touched only where the loop runs (see the type's comment), which serializes them; `order` is
+    // written once by the loop that owns the scheduler, in its initializer before the scheduler is shared, and read
+    // only where the loop runs.
 
     /// Posted work (and an `EventLoop`'s executor jobs). Thread-safe.
     package let posts: _JobQueue
@@ -26,8 +28,11 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let recorder: LoopFlightRecorder
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
     package var postsPerIteration: Int
+    /// Which ready item runs next where the rules allow several orders; `nil` (a real loop): stored order. Set only by
+    /// the owning loop's initializer; read once per phase (see `_ReadyOrder`).
+    package var order: (any _ReadyOrder)?
     /// Where the loop is with a drain deadline.
-    private var drain = Drain.notDraining
+    var drain = Drain.notDraining
     /// Reports posted jobs released unrun at a drain deadline to the loop's metrics (after the log line).
     package var onDiscard: ((Int) -> Void)?
     /// What the log line calls the loop.
@@ -35,7 +40,7 @@ package final class _LoopScheduler: @unchecked Sendable {
 
     private static let logger = Logger(label: "mainline.loop")
 
-    private enum Drain {
+    enum Drain {
         case notDraining
         /// The queue closed with a deadline: a posted job starts only before it.
         case until(LoopInstant)
@@ -109,6 +114,7 @@ package final class _LoopScheduler: @unchecked Sendable {
     ///   costs nothing.
     @inline(__always)
     package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: (LoopSite) -> Void) -> Int {
+        if let order { return runPosts(in: order, limit: limit, now: now, beforeEach: beforeEach) }
         // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
         // the deadline is fixed then, once (one atomic load per phase until the queue closes).
         if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
@@ -226,7 +232,7 @@ package final class _LoopScheduler: @unchecked Sendable {
 
     // MARK: Draining
 
-    private func beginDraining(_ closing: _JobQueue.DrainDeadline?, now: () -> LoopInstant) {
+    func beginDraining(_ closing: _JobQueue.DrainDeadline?, now: () -> LoopInstant) {
         switch closing {
         case .at(let instant): drain = .until(instant)
         case .afterShutdownBegins(let duration): drain = .until(now() + duration)
@@ -235,10 +241,10 @@ package final class _LoopScheduler: @unchecked Sendable {
     }
 
     /// The drain deadline passed: releases every posted closure not yet run, in the batch and behind it (executor
-    /// jobs still run), and reports how many.
-    private func releaseAtDeadline() {
+    /// jobs still run), and reports how many, with `alreadyTaken` posts the caller took from the batch and released.
+    func releaseAtDeadline(alreadyTaken: Int = 0) {
         drain = .passed
-        let released = posts.releasePostsUnrun()
+        let released = posts.releasePostsUnrun() + alreadyTaken
         guard released > 0 else { return }
         Self.logger.warning(
             "Loop stopped at its drain deadline with posted work still waiting; released it unrun",

@@ -57,15 +57,18 @@ package final class _SettleQueue {
     }
 
     /// Runs up to `rounds` rounds. Returns how many rounds ran.
-    @discardableResult
     ///
-    /// - Parameter recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
-    package func settle(rounds: Int, recorder: LoopFlightRecorder? = nil) -> Int {
+    /// - Parameters:
+    ///   - recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
+    ///   - order: Where several notifications of one height are pending, which is delivered next; `nil` (a real
+    ///     loop): request order. Read once per height (see `_ReadyOrder`).
+    @discardableResult
+    package func settle(rounds: Int, recorder: LoopFlightRecorder? = nil, order: (any _ReadyOrder)? = nil) -> Int {
         guard entryCount > 0, rounds > 0 else { return 0 }
         var timing = recorder?.beginRun(.settle)
         var ran = 0
         while entryCount > 0 && ran < rounds {
-            runRound(recorder, &timing)
+            runRound(recorder, &timing, order)
             ran += 1
         }
         if timing != nil { recorder?.endRun(&timing!) }
@@ -90,20 +93,19 @@ package final class _SettleQueue {
         return live
     }
 
-    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
+    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?, _ order: (any _ReadyOrder)?) {
         var height = lowestHeight
         lowestHeight = .max
         while height < buckets.count {
             cursor = height
             if !buckets[height].isEmpty {
-                let batch = buckets[height]
+                var batch = buckets[height]
                 buckets[height] = []
                 entryCount -= batch.count
-                for entry in batch where isLive(entry) {
-                    entry.notification.isPending = false
-                    deliveries &+= 1
-                    entry.notification.deliver()
-                    if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
+                if let order {
+                    while let entry = take(from: &batch, order) { deliver(entry, recorder, &timing) }
+                } else {
+                    for entry in batch where isLive(entry) { deliver(entry, recorder, &timing) }
                 }
             }
             height += 1
@@ -112,6 +114,24 @@ package final class _SettleQueue {
         let next = deferred
         deferred = []
         for entry in next { place(entry) }
+    }
+
+    private func deliver(_ entry: Entry, _ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
+        entry.notification.isPending = false
+        deliveries &+= 1
+        entry.notification.deliver()
+        if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
+    }
+
+    /// The live entry of `batch` that `order` picks, removed from it; `nil` when none is left. A delivery may withdraw
+    /// the entries still waiting, so liveness is asked again before every pick.
+    private func take(from batch: inout [Entry], _ order: any _ReadyOrder) -> Entry? {
+        batch.removeAll { !isLive($0) }
+        guard !batch.isEmpty else { return nil }
+        let candidates = batch.map {
+            _ReadyCandidate(id: _ReadyCandidate.id(of: $0.notification), site: $0.notification.site)
+        }
+        return batch.remove(at: min(max(order.choose(.settle, among: candidates), 0), batch.count - 1))
     }
 
     private func place(_ entry: Entry) {

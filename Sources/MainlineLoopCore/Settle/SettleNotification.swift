@@ -21,7 +21,8 @@
 ///   just before `deliver` runs, so a request made *during* delivery schedules one more delivery.
 /// - **By height, in rounds.** Within a round, heights only increase: a request at a height above the
 ///   one being delivered joins the current round; one at the same or a lower height waits for the next round.
-///   Within one height, delivery is in request order.
+///   Within one height, a real loop delivers in request order; do not rely on it — a `TestLoop` under an exploring
+///   schedule (MainlineTesting's "Finding order bugs") delivers one height's notifications in any order.
 /// - **Bounded.** A loop runs at most ``LoopBudgets/settleRoundsPerIteration`` rounds per iteration; what is
 ///   still pending then is delivered in the next iteration, after timers and I/O had their turn, and the loop
 ///   does not block while anything is pending.
