@@ -20,8 +20,9 @@ public struct ExploreResult: Sendable, Equatable {
 ///
 /// Every `TestLoop` the body creates runs under the schedule it receives — `TestLoop()` (a fixture's too) as
 /// `TestLoop(schedule: schedule)` does: their posts from different threads, timers due at one instant and settle
-/// notifications of one height run in the schedule's order. A run fails when the body records an issue (`#expect`, `#require`) or throws; the run's own issues
-/// are shown as known issues, and the one recorded issue names the first of them.
+/// notifications of one height run in the schedule's order. A run fails when the body records an issue (`#expect`,
+/// `#require`) or throws; the run's own issues are shown as known issues, and the one recorded issue names the first
+/// of them.
 ///
 /// With `checksDeterminism` (the default), the first seed runs twice first: when the two runs ran different items, or
 /// one failed and the other did not, the test is not deterministic under a fixed schedule — something outside the
@@ -60,6 +61,9 @@ public func explore(
     // PCT places its change points among the steps it expects: as many as the longest run so far had choices.
     var expectedSteps = 64
     func run(_ seed: UInt64) async -> (schedule: TestSchedule, failure: String?) {
+        // One run per turn of the main actor: a test's hundreds of runs would otherwise hold it for seconds (minutes
+        // under ThreadSanitizer) while every other main-actor test of the process waits.
+        await Task.yield()
         let schedule = TestSchedule(strategy: strategy, seed: seed, expectedSteps: expectedSteps)
         let failure = await _runRecordingIssues(sourceLocation: sourceLocation) {
             try await TestSchedule.$exploring.withValue(schedule) { try await body(schedule) }
