@@ -22,6 +22,9 @@ struct LoopDescriptionTests {
         let registry = _InspectionRegistry()
         let handle = registry.register(loop)
         defer { withExtendedLifetime(handle) {} }
+        // The timer before the inspector starts: a snapshot it shows in place of a late one is never older than it.
+        let timerLine = #line + 1
+        try await loop.run { _ = loop.schedule(after: .seconds(60), label: "later") {} }
         let folder = TemporaryFolder()
         let inspector = try LoopInspector.start(
             socketPath: folder.file("i.sock"),
@@ -30,8 +33,6 @@ struct LoopDescriptionTests {
         )
         defer { inspector.stop() }
         let client = try InspectorTestClient(path: folder.file("i.sock"))
-        let timerLine = #line + 1
-        try await loop.run { _ = loop.schedule(after: .seconds(60), label: "later") {} }
         // The slow job last, just before asking: the delay covers the last 10–20 s, and a guest loop's job may wait
         // longer than that for the main actor, which every main-actor suite shares (96 s once under ThreadSanitizer).
         let slowLine = #line + 1
