@@ -44,17 +44,13 @@ extension _LoopCore {
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        progress.enter(.settle)
+        let probe = scheduler.probe
+        var run = probe.begin(.settle)
         absorbSettleInbox()
-        guard let instruments else {
-            return _RunningLoop.with(owner) {
-                settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
-            }
+        let rounds = _RunningLoop.with(owner) {
+            settleQueue.settle(rounds: budgets.settleRoundsPerIteration, run: &run, probe: probe)
         }
-        guard settleQueue.hasPending else { return 0 }
-        monitor?.begin("settle")
-        return measured(instruments) {
-            settleQueue.settle(rounds: budgets.settleRoundsPerIteration, recorder: scheduler.recorder)
-        }
+        probe.end(&run, count: rounds)
+        return rounds
     }
 }

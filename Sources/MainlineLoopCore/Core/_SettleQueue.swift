@@ -56,19 +56,23 @@ package final class _SettleQueue {
         return true
     }
 
-    /// Runs up to `rounds` rounds. Returns how many rounds ran.
+    /// Runs up to `rounds` rounds, unstamped (shutdown's). Returns how many rounds ran.
     @discardableResult
+    package func settle(rounds: Int) -> Int {
+        var unstamped = _PhaseRun(kind: .settle, monitor: nil)
+        return settle(rounds: rounds, run: &unstamped, probe: nil)
+    }
+
+    /// Runs up to `rounds` rounds as the phase `run`. Returns how many rounds ran.
     ///
-    /// - Parameter recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
-    package func settle(rounds: Int, recorder: LoopFlightRecorder? = nil) -> Int {
+    /// - Parameter probe: Stamps each delivery, with its notification's site, into the phase (`_LoopProbe`).
+    package func settle(rounds: Int, run: inout _PhaseRun, probe: _LoopProbe?) -> Int {
         guard entryCount > 0, rounds > 0 else { return 0 }
-        var timing = recorder?.beginRun(.settle)
         var ran = 0
         while entryCount > 0 && ran < rounds {
-            runRound(recorder, &timing)
+            runRound(probe, &run)
             ran += 1
         }
-        if timing != nil { recorder?.endRun(&timing!) }
         return ran
     }
 
@@ -90,7 +94,7 @@ package final class _SettleQueue {
         return live
     }
 
-    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
+    private func runRound(_ probe: _LoopProbe?, _ run: inout _PhaseRun) {
         var height = lowestHeight
         lowestHeight = .max
         while height < buckets.count {
@@ -102,8 +106,9 @@ package final class _SettleQueue {
                 for entry in batch where isLive(entry) {
                     entry.notification.isPending = false
                     deliveries &+= 1
+                    probe?.willRun(&run, site: entry.notification.site)
                     entry.notification.deliver()
-                    if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
+                    probe?.ran(&run, site: entry.notification.site)
                 }
             }
             height += 1
