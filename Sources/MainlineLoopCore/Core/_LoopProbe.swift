@@ -1,6 +1,7 @@
 /// The one probe of a loop's phases: each phase calls it once where it begins (``begin(_:)``) and once where it ends
 /// (``end(_:count:posts:)``), and around each piece of work it runs (``willRun(_:site:)``, ``ran(_:site:)``). It reads
-/// the clock at most once at each boundary, and every sink reads what it measured:
+/// the clock at most once at each boundary (inside a phase, only the recorder's windows read it: once per window of up
+/// to 128 pieces, to find slow work), and every sink reads what it measured:
 ///
 /// - the progress counters a snapshot reports (``progress``): the phase marker at the start, the count at the end;
 /// - the flight recorder (``recorder``): the run's start and end times, the windows of its pieces;
