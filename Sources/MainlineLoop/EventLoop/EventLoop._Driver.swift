@@ -111,8 +111,7 @@ extension EventLoop {
         }
 
         func engineRunPostPhase() {
-            scheduler.progress.enter(.posts)
-            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _MonotonicClock.now) { _ in }
+            _ = scheduler.runPosts(limit: scheduler.postsPerIteration, now: _MonotonicClock.now)
             switch scheduler.afterPosts(shutsDown: .whenDrained) {
             case .moreWaiting:
                 // Producers wake only a loop that went to sleep: what the budget left, or what arrived behind this
@@ -182,7 +181,7 @@ extension EventLoop {
 
         /// Everything posted has run and the queue is closed: close every handle so that `uv_run` returns.
         private func beginShutdown() {
-            scheduler.progress.enter(.stopping)
+            scheduler.probe.stopping()
             // The loop will not be idle again: pending idle bodies are released unrun.
             idle.close()
             timers.close()

@@ -174,7 +174,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     @MainActor
     fileprivate func mainQueueReadable() {
         if mainline_dispatch_acknowledge_main_queue_wakeup() {
-            core.runExternal("main queue") { mainline_dispatch_drain_main_queue() }
+            core.runMainQueueDrain { mainline_dispatch_drain_main_queue() }
         }
     }
 

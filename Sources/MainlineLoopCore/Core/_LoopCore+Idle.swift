@@ -38,16 +38,11 @@ extension _LoopCore {
                 now: now()
             )
         else { return 0 }
-        guard let instruments else { return _RunningLoop.with(owner) { runIdle() } }
-        return measured(instruments) { runIdle() }
-    }
-
-    private func runIdle() -> Int {
-        let monitor = self.monitor
-        return scheduler.runIdle { registration, body in
-            guard case .mainActor(let body) = body else { return }
-            monitor?.begin(registration.site, kind: .idle)
-            body()
+        return _RunningLoop.with(owner) {
+            scheduler.runIdle { _, body in
+                guard case .mainActor(let body) = body else { return }
+                body()
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
-/// Instrumentation of the core: metrics per iteration, the watchdog's stamps, named mailboxes' drops.
+/// Instrumentation of the core: metrics per iteration and the watchdog's stamps, both read from the phases' probe
+/// (`_LoopProbe`), and named mailboxes' drops.
 ///
 /// Must be used on the main actor, like the core. See `LoopInstrumentation` for what is reported.
 extension _LoopCore {
@@ -14,12 +15,13 @@ extension _LoopCore {
             _LoopInstruments(
                 $0,
                 deliveriesSoFar: settleDeliveries,
+                progress: progress,
                 recorder: scheduler.recorder,
                 watchesMainActor: watchesMainActor
             )
         }
-        monitor = instruments?.watchdog?.monitor
-        scheduler.recorder.monitorForInspection = monitor
+        scheduler.probe.monitor = instruments?.watchdog?.monitor
+        scheduler.probe.measuresBusy = instruments != nil
     }
 
     /// Whether instrumentation is installed.
@@ -35,40 +37,36 @@ extension _LoopCore {
         dropSources.append(_DropSource(name: name, dropped: dropped))
     }
 
-    /// Runs work of the driver's own (draining the main dispatch queue in owner mode) as part of the iteration:
-    /// measured and stamped like the core's phases.
-    package func runExternal(_ label: StaticString, _ body: () -> Void) {
-        progress.enter(.posts)
-        // The flight recorder times a drain as one piece of work: it is the loop's busy time, as much as its posts.
-        var run = scheduler.recorder.beginRun(.mainQueue)
-        defer {
-            scheduler.recorder.ran(&run, site: Self.mainQueueSite)
-            scheduler.recorder.endRun(&run)
-        }
-        guard let instruments else { return body() }
-        monitor?.begin(label)
-        instruments.ranOtherWork = true
-        measured(instruments, body)
+    /// Runs a drain of the dispatch main queue (owner mode) as part of the iteration: a phase of its own, stamped by
+    /// the probe like the core's. The flight recorder times the drain as one piece of work: it is the loop's busy
+    /// time, as much as its posts.
+    package func runMainQueueDrain(_ body: () -> Void) {
+        let probe = scheduler.probe
+        var run = probe.begin(.mainQueue)
+        probe.willRun(&run, site: Self.mainQueueSite)
+        _RunningLoop.with(owner, body)
+        probe.ran(&run, site: Self.mainQueueSite)
+        probe.end(&run, count: 1)
     }
 
     /// What the recorder calls a main-queue drain.
     private static let mainQueueSite = LoopSite(label: "main queue")
 
-    /// The loop is about to wait for I/O or time: the watchdog must not count the wait as a stall.
+    /// The loop is about to wait for I/O or time: the probe tells the watchdog, which must not count the wait as a
+    /// stall.
     @inline(__always)
     package func willWait() {
         scheduler.willWait()
-        monitor?.idle()
     }
 
-    /// The iteration is over (its settle phase ran): hands its totals to the metrics and tells the watchdog the loop
-    /// is idle.
+    /// The iteration is over (its settle phase ran): the probe tells the watchdog the loop is idle, and the metrics
+    /// read the iteration's totals.
     package func endIteration() {
         scheduler.endIteration()
-        monitor?.idle()
         if !dropSources.isEmpty { recordDrops() }
         guard let instruments else { return }
         instruments.endIteration(
+            probe: scheduler.probe,
             queueDepth: { postsWaitingCount },
             rejections: { budgets.maxPendingPosts == nil ? nil : posts.rejectedCount },
             deliveries: settleDeliveries,
@@ -98,17 +96,5 @@ extension _LoopCore {
             }
             index += 1
         }
-    }
-
-    /// Runs a phase, adding its duration to the iteration's busy time (once: a phase inside a phase, such as a
-    /// `TestLoop` signal delivered by a post, is already being measured).
-    func measured<R>(_ instruments: _LoopInstruments, _ body: () -> R) -> R {
-        guard !isMeasuring, let clock else { return _RunningLoop.with(owner, body) }
-        isMeasuring = true
-        defer { isMeasuring = false }
-        let start = clock()
-        let result = _RunningLoop.with(owner, body)
-        instruments.busy += (clock() - start).mainlineNanoseconds
-        return result
     }
 }

@@ -33,10 +33,7 @@ extension _LoopCore {
             },
             site: { (task: ScheduledTask) in task.site },
             fire: { (task: ScheduledTask) in
-                if let instruments {
-                    instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                    monitor?.begin(task.site, kind: .timer)
-                }
+                instruments?.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
                 fire(task, now: now)
             }
         )

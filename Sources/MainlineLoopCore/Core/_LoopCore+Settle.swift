@@ -44,21 +44,18 @@ extension _LoopCore {
     /// Phase 3: delivers pending settle notifications, at most one budget of rounds. Returns the rounds run.
     @discardableResult
     package func runSettle() -> Int {
-        progress.enter(.settle)
+        let probe = scheduler.probe
+        var run = probe.begin(.settle)
         absorbSettleInbox()
-        guard let instruments else { return _RunningLoop.with(owner) { settleRounds() } }
-        guard settleQueue.hasPending else { return 0 }
-        monitor?.begin("settle")
-        return measured(instruments) { settleRounds() }
-    }
-
-    /// One budget of settle rounds, timed into the flight recorder, in the scheduler's order (request order on a real
-    /// loop).
-    private func settleRounds() -> Int {
-        settleQueue.settle(
-            rounds: budgets.settleRoundsPerIteration,
-            recorder: scheduler.recorder,
-            order: scheduler.order
-        )
+        let rounds = _RunningLoop.with(owner) {
+            settleQueue.settle(
+                rounds: budgets.settleRoundsPerIteration,
+                run: &run,
+                probe: probe,
+                order: scheduler.order
+            )
+        }
+        probe.end(&run, count: rounds)
+        return rounds
     }
 }

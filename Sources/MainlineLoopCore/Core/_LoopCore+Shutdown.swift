@@ -29,12 +29,11 @@ extension _LoopCore {
 
     func finalShutDown() -> Int {
         guard !isShutDown else { return 0 }
-        progress.enter(.stopping)
+        scheduler.probe.stopping()
         precondition(posts.closed, "BUG DETECTED: shutDown() needs the post queue closed first")
         // The loop will not be idle again: pending idle bodies are released unrun (see `Loop.whenIdle(_:fileID:line:)`).
         idle.close()
         let ran = drainPosts()
-        instruments?.postsRun += ran
         absorbSettleInbox()
         settleQueue.settle(rounds: budgets.settleRoundsPerIteration)
         runShutdownHooks()
@@ -54,7 +53,8 @@ extension _LoopCore {
         endIteration()
         instruments?.watchdog?.stop()
         instruments = nil
-        monitor = nil
+        scheduler.probe.monitor = nil
+        scheduler.probe.measuresBusy = false
         dropSources = []
         return ran
     }
@@ -65,7 +65,7 @@ extension _LoopCore {
         var ran = 0
         // Until every accepted post has run or was released (a phase stops early at a post still being written).
         while posts.pendingOnLoop > 0 {
-            let count = runPosts(limit: .max)
+            let count = runPosts(limit: .max, phase: .drainingPosts)
             ran += count
             if count == 0 { sched_yield() }
         }
@@ -73,13 +73,16 @@ extension _LoopCore {
     }
 
     func runShutdownHooks() {
+        let probe = scheduler.probe
         let hooks = shutdownHooks
         shutdownHooks = []
         for hook in hooks {
             guard let body = hook.body else { continue }
             hook.body = nil
-            monitor?.begin("shutdown hook")
+            var run = probe.begin(.shutdownHook)
+            probe.willRun(&run, site: nil)
             body()
+            probe.end(&run, count: 1)
         }
     }
 }

@@ -50,8 +50,7 @@ extension _LoopCore {
     /// (ties in scheduling order). Returns how many fired.
     @discardableResult
     package func runDueTimers(now: LoopInstant) -> Int {
-        guard let instruments else { return _RunningLoop.with(owner) { fireDueTimers(now: now) } }
-        return measured(instruments) { fireDueTimers(now: now) }
+        _RunningLoop.with(owner) { fireDueTimers(now: now) }
     }
 
     func fireDueTimers(now: LoopInstant) -> Int {
@@ -60,7 +59,6 @@ extension _LoopCore {
         if let order = scheduler.order { return fireDueTimers(in: order, now: now) }
         // Read once, into a register: the uninstrumented path tests a local per timer, not a stored property.
         let instruments = self.instruments
-        let monitor = self.monitor
         // Main-actor timers (`_TimerQueue`, no lock: they are scheduled on the main actor only) where an `EventLoop`
         // has thread-safe ones; the phase itself is the scheduler's.
         return scheduler.runTimers(
@@ -75,10 +73,7 @@ extension _LoopCore {
             },
             site: { $0.site },
             fire: { task in
-                if let instruments {
-                    instruments.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
-                    monitor?.begin(task.site, kind: .timer)
-                }
+                instruments?.timerFired(lateBy: (now - task.deadline).mainlineNanoseconds)
                 fire(task, now: now)
             }
         )

@@ -41,8 +41,8 @@ package final class _LoopCore {
     // nonisolated(unsafe): written once by the loop that owns the core, in its initializer, before the core is
     // shared; read only on the main actor.
     package nonisolated(unsafe) var owner: UnsafeRawPointer?
-    /// The clock the loop's phases are measured with when instrumented: real time for `MainLoop`, virtual time for
-    /// `TestLoop`.
+    /// The loop's clock, read by the post phase while draining with a deadline: real time for `MainLoop`, virtual
+    /// time for `TestLoop`.
     // nonisolated(unsafe): as `owner`.
     package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
@@ -51,17 +51,13 @@ package final class _LoopCore {
     package var discardedAtShutdown: Int { progress.discarded }
 
     // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
-    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. Phases read it once each.
+    /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. They read the phases'
+    /// probe (`scheduler.probe`) once per iteration.
     var instruments: _LoopInstruments?
-    /// The watchdog's stamp; `nil` without a watchdog. Kept apart from `instruments`, so that the post phase reads
-    /// one optional, once, to know whether to stamp each job.
-    package var monitor: _StallMonitor?
     /// Named mailboxes whose drops the instrumentation reports and the flight recorder keeps.
     var dropSources: [_DropSource] = []
     /// When the flight recorder last looked at `dropSources` (the loop's clock, nanoseconds).
     var lastDropRecord: UInt64 = 0
-    /// Whether a measured phase is running.
-    var isMeasuring = false
     /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
     package let progress: _LoopProgress
     /// Hooks run during shutdown, in registration order (protected by the main actor).
@@ -77,12 +73,12 @@ package final class _LoopCore {
 
     package static let logger = Logger(label: "mainline.loop")
 
-    /// - Parameter recorderClock: The loop's clock in nanoseconds, for its flight recorder: real time unless the loop
-    ///   keeps virtual time.
+    /// - Parameter recorderClock: The loop's clock in nanoseconds, for the probe of its phases (the flight recorder,
+    ///   the instruments): `nil` for real time (`CLOCK_MONOTONIC`), or the virtual time the loop keeps.
     package nonisolated init(
         budgets: LoopBudgets = .default,
         loopName: String,
-        recorderClock: @escaping @Sendable () -> UInt64 = { _MonotonicClock.nanoseconds() }
+        recorderClock: (@Sendable () -> UInt64)? = nil
     ) {
         self.budgets = budgets
         scheduler = _LoopScheduler(budgets: budgets, loopName: loopName, clock: recorderClock)
@@ -150,34 +146,27 @@ package final class _LoopCore {
     /// waits for the next iteration, after this one's settle phase.
     @discardableResult
     package func runPosts() -> Int {
-        progress.enter(.posts)
-        guard let instruments else { return _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) } }
-        let ran = measured(instruments) { runPosts(limit: budgets.postsPerIteration) }
-        instruments.postsRun += ran
-        return ran
+        _RunningLoop.with(owner) { runPosts(limit: budgets.postsPerIteration) }
     }
 
-    package func runPosts(limit: Int) -> Int {
+    /// Runs at most `limit` posted jobs as the phase `phase` (`.drainingPosts` while shutting down).
+    package func runPosts(limit: Int, phase: _LoopProbe.Kind = .posts) -> Int {
         // Publishes what ran: producers count the rest as pending. (A main-actor loop shuts down in the first post
         // phase that finds the queue closed — its driver checks `posts.closed` — rather than over later iterations as
         // an `EventLoop` does: its shutdown settles and runs hooks on the main actor; see `shutDown()`.)
         defer { posts.endPhase() }
-        // Read once, into a register: without a watchdog each job costs one test of a local, not a load.
-        let monitor = self.monitor
         // Main-actor jobs with their isolation erased (`_JobQueue.mainActorJob`); the core runs on the main actor. The
         // clock is read only while draining with a deadline.
-        return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _MonotonicClock.now() }) { site in
-            monitor?.begin(site, kind: .post)
-        }
+        return scheduler.runPosts(limit: limit, now: { self.clock?() ?? _MonotonicClock.now() }, phase: phase)
     }
 
     /// Runs the handlers of `signal`.
     package func deliverSignal(_ signal: LoopSignal) {
-        progress.enter(.posts)
-        guard let instruments else { return _RunningLoop.with(owner) { signals.deliver(signal) } }
-        monitor?.begin("signal")
-        instruments.ranOtherWork = true
-        measured(instruments) { signals.deliver(signal) }
+        let probe = scheduler.probe
+        var run = probe.begin(.signal)
+        probe.willRun(&run, site: nil)
+        _RunningLoop.with(owner) { signals.deliver(signal) }
+        probe.end(&run, count: 1)
     }
 
 }

@@ -1,5 +1,5 @@
 /// The post phase of a loop with a ``_ReadyOrder`` (a `TestLoop` with a schedule): the same phase as
-/// `_LoopScheduler.runPosts(limit:now:beforeEach:)` — one budget of one snapshot of the queue, the same drain-deadline
+/// `_LoopScheduler.runPosts(limit:now:phase:)` — one budget of one snapshot of the queue, the same drain-deadline
 /// rule — except that the jobs of different producers run in the order's choice. Each producer's own jobs keep their
 /// queue order, and work posted while the phase runs waits for a later phase, as on a real loop.
 ///
@@ -17,8 +17,9 @@ extension _LoopScheduler {
         in order: any _ReadyOrder,
         limit: Int,
         now: () -> LoopInstant,
-        beforeEach: (LoopSite) -> Void
+        phase: _LoopProbe.Kind
     ) -> Int {
+        var run = probe.begin(phase)
         if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
         posts.refillIfDone()
         // The phase's jobs, taken up front (at most one budget, in queue order) so that the order can see them all;
@@ -35,11 +36,6 @@ extension _LoopScheduler {
             }
             taken += 1
         }
-        guard taken > 0 else {
-            progress.didRunPosts(0)
-            return 0
-        }
-        var run = recorder.beginRun(.post)
         var ran = 0
         while !lanes.isEmpty {
             if case .until(let until) = drain, now() >= until {
@@ -50,13 +46,14 @@ extension _LoopScheduler {
             let lane = min(max(order.choose(.post, among: candidates), 0), lanes.count - 1)
             let item = lanes[lane].jobs.removeFirst()
             if lanes[lane].jobs.isEmpty { lanes.remove(at: lane) }
-            beforeEach(item.site)
+            // The jobs run out of their queue order, so each names its own site (the probe's `ranPost` reads a
+            // job's site from its slot in the queue).
+            probe.willRun(&run, site: item.site)
             item.job()
             ran &+= 1
-            recorder.ran(&run, site: item.site)
+            probe.ran(&run, site: item.site)
         }
-        recorder.endRun(&run)
-        progress.didRunPosts(ran)
+        probe.end(&run, count: ran)
         return ran
     }
 }

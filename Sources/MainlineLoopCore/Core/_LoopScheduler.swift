@@ -1,10 +1,11 @@
 import Logging
 
 /// The scheduling core every loop runs, whatever its isolation: the post phase with its budget and its one
-/// drain-deadline rule, the timer phase's order, the idle phase, the decision before blocking, and the progress a
-/// snapshot reports.
+/// drain-deadline rule, the timer phase's order, the idle phase, the decision before blocking, and the one probe
+/// (`_LoopProbe`) every phase stamps, which the progress a snapshot reports, the flight recorder, the instruments and
+/// the stall watchdog read.
 ///
-/// `posts`, `idle` and `progress` are thread-safe; every other member must be called where the loop runs — the main
+/// `posts`, `idle`, `progress` and `recorder` are thread-safe; every other member must be called where the loop runs — the main
 /// actor for the loops of `_LoopCore` (`MainLoop`, `TestLoop`), the loop thread for an `EventLoop`. The loop that
 /// owns a scheduler is what serializes it.
 ///
@@ -22,9 +23,12 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let posts: _JobQueue
     /// Idle bodies. Thread-safe.
     package let idle = _IdleQueue()
-    /// The phase and counters a snapshot reports. Thread-safe.
-    package let progress = _LoopProgress()
-    /// The loop's flight recorder: the phases below time their work into it. Reading it is thread-safe.
+    /// The probe of every phase: the phases below, and a main-actor loop's own (`_LoopCore`), call it at their
+    /// boundaries.
+    package let probe: _LoopProbe
+    /// The phase and counters a snapshot reports (the probe's). Thread-safe.
+    package let progress: _LoopProgress
+    /// The loop's flight recorder (the probe's). Reading it is thread-safe.
     package let recorder: LoopFlightRecorder
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
     package var postsPerIteration: Int
@@ -50,16 +54,18 @@ package final class _LoopScheduler: @unchecked Sendable {
         case passed
     }
 
-    /// - Parameter clock: The loop's clock in nanoseconds, for the flight recorder (real time, or a `TestLoop`'s
-    ///   virtual time).
+    /// - Parameter clock: The loop's clock in nanoseconds, for its probe: `nil` for `CLOCK_MONOTONIC`, or a
+    ///   `TestLoop`'s virtual time.
     package init(
         budgets: LoopBudgets,
         loopName: String,
         recorder settings: LoopFlightRecorder.Settings = .init(),
-        clock: @escaping @Sendable () -> UInt64 = { _MonotonicClock.nanoseconds() }
+        clock: (@Sendable () -> UInt64)? = nil
     ) {
         posts = _JobQueue(limit: budgets.maxPendingPosts)
-        recorder = LoopFlightRecorder(settings: settings, clock: clock)
+        probe = _LoopProbe(recorder: settings, clock: clock)
+        progress = probe.progress
+        recorder = probe.recorder
         postsPerIteration = budgets.postsPerIteration
         self.loopName = loopName
     }
@@ -69,7 +75,7 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// The timer phase: fires, through `fire`, each timer `popDue` hands out — due now and scheduled before the
     /// phase began (`popDue` gets the sequence mark read first), in deadline order with ties in scheduling order,
     /// as the heap (`_DeadlineHeap`) orders them. Timers scheduled by this phase's callbacks wait for the next one.
-    /// Returns how many fired. Each firing is timed into the flight recorder with its site (`site`).
+    /// Returns how many fired. The probe stamps the phase and each firing with its site (`site`).
     @inline(__always)
     package func runTimers<Firing>(
         sequenceMark: UInt64,
@@ -77,20 +83,16 @@ package final class _LoopScheduler: @unchecked Sendable {
         site: (Firing) -> LoopSite,
         fire: (Firing) -> Void
     ) -> Int {
-        progress.enter(.timers)
-        guard let first = popDue(sequenceMark) else { return 0 }
-        var run = recorder.beginRun(.timer)
-        var firing = first
+        var run = probe.begin(.timers)
         var fired = 0
-        while true {
+        while let firing = popDue(sequenceMark) {
+            let site = site(firing)
+            probe.willRun(&run, site: site)
             fire(firing)
             fired &+= 1
-            recorder.ran(&run, site: site(firing))
-            guard let next = popDue(sequenceMark) else { break }
-            firing = next
+            probe.ran(&run, site: site)
         }
-        recorder.endRun(&run)
-        progress.didFireTimers(fired)
+        probe.end(&run, count: fired)
         return fired
     }
 
@@ -105,38 +107,30 @@ package final class _LoopScheduler: @unchecked Sendable {
     /// `mainline.loop`, then ``onDiscard``). Executor jobs (an `EventLoop`'s) still run: their tasks must finish. A
     /// deadline given as time after shutdown begins is fixed the first time a phase sees the closed queue.
     ///
-    /// The jobs are timed into the flight recorder in runs (`LoopFlightRecorder.SlowWork`): one decrement per job,
-    /// a clock read per run.
+    /// The probe stamps the phase (`phase`: `.drainingPosts` while a main-actor loop shuts down) and each job; the
+    /// flight recorder times the jobs in runs (`LoopFlightRecorder.SlowWork`): one decrement per job, a clock read per
+    /// run.
     ///
-    /// The caller ends the phase: ``afterPosts()``, or `posts.endPhase()` for a loop that shuts down its own way.
-    ///
-    /// - Parameter beforeEach: Runs before each job with its site (the stall watchdog's stamp); inlined, so `{ _ in }`
-    ///   costs nothing.
+    /// The caller ends the phase: ``afterPosts(shutsDown:)``, or `posts.endPhase()` for a loop that shuts down its own
+    /// way.
     @inline(__always)
-    package func runPosts(limit: Int, now: () -> LoopInstant, beforeEach: (LoopSite) -> Void) -> Int {
-        if let order { return runPosts(in: order, limit: limit, now: now, beforeEach: beforeEach) }
+    package func runPosts(limit: Int, now: () -> LoopInstant, phase: _LoopProbe.Kind = .posts) -> Int {
+        if let order { return runPosts(in: order, limit: limit, now: now, phase: phase) }
+        var run = probe.begin(phase)
         // The close is seen by the first phase after it — not only at the next refill, which may be budgets away — and
         // the deadline is fixed then, once (one atomic load per phase until the queue closes).
         if case .notDraining = drain, posts.closed { beginDraining(posts.closingDeadline, now: now) }
         posts.refillIfDone()
         // Read once, into a register: a loop that is not draining tests a local per job, not a stored property.
         var deadline: LoopInstant? = if case .until(let instant) = drain { instant } else { nil }
-        guard limit > 0, var item = nextPost(deadline: &deadline, now: now) else {
-            progress.didRunPosts(0)
-            return 0
-        }
-        var run = recorder.beginRun(.post)
         var ran = 0
-        while true {
-            beforeEach(item.site)
+        while ran < limit, let item = nextPost(deadline: &deadline, now: now) {
+            probe.willRun(&run, site: item.site)
             item.job()
             ran &+= 1
-            recorder.ranPost(&run, from: posts)
-            guard ran < limit, let next = nextPost(deadline: &deadline, now: now) else { break }
-            item = next
+            probe.ranPost(&run, from: posts)
         }
-        recorder.endRun(&run, posts: posts)
-        progress.didRunPosts(ran)
+        probe.end(&run, count: ran, posts: posts)
         return ran
     }
 
@@ -200,34 +194,32 @@ package final class _LoopScheduler: @unchecked Sendable {
 
     /// The idle phase: runs, through `run`, every body registered before the phase began, in registration order.
     /// Returns how many ran. Bodies registered while the phase runs wait for the next idle phase; what the bodies
-    /// post, schedule or settle runs in the next iteration. Each body is timed into the flight recorder with its site.
+    /// post, schedule or settle runs in the next iteration. The probe stamps the phase and each body with its site.
     package func runIdle(_ run: (IdleRegistration, _IdleBody) -> Void) -> Int {
         var ran = 0
-        var timing: _WorkRun?
+        var phase = probe.begin(.idle)
         for registration in idle.takeAll() {
             // Taken one at a time: a body may cancel one registered after it.
             guard let body = idle.take(registration) else { continue }
-            if timing == nil { timing = recorder.beginRun(.idle) }
+            probe.willRun(&phase, site: registration.site)
             run(registration, body)
             ran += 1
-            recorder.ran(&timing!, site: registration.site)
+            probe.ran(&phase, site: registration.site)
         }
-        if timing != nil { recorder.endRun(&timing!) }
+        probe.end(&phase, count: ran)
         return ran
     }
 
     /// The loop is about to wait for I/O or time.
     @inline(__always)
     package func willWait() {
-        progress.enter(.waiting)
-        recorder.willWait()
+        probe.willWait()
     }
 
     /// The iteration is over.
     @inline(__always)
     package func endIteration() {
-        progress.endIteration()
-        recorder.endIteration()
+        probe.endIteration()
     }
 
     // MARK: Draining

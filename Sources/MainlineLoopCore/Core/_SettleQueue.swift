@@ -56,22 +56,31 @@ package final class _SettleQueue {
         return true
     }
 
-    /// Runs up to `rounds` rounds. Returns how many rounds ran.
+    /// Runs up to `rounds` rounds, unstamped (shutdown's). Returns how many rounds ran.
+    @discardableResult
+    package func settle(rounds: Int) -> Int {
+        var unstamped = _PhaseRun(kind: .settle, monitor: nil)
+        return settle(rounds: rounds, run: &unstamped, probe: nil)
+    }
+
+    /// Runs up to `rounds` rounds as the phase `run`. Returns how many rounds ran.
     ///
     /// - Parameters:
-    ///   - recorder: Times each delivery, with its notification's site, into the loop's flight recorder.
+    ///   - probe: Stamps each delivery, with its notification's site, into the phase (`_LoopProbe`).
     ///   - order: Where several notifications of one height are pending, which is delivered next; `nil` (a real
     ///     loop): request order. Read once per height (see `_ReadyOrder`).
-    @discardableResult
-    package func settle(rounds: Int, recorder: LoopFlightRecorder? = nil, order: (any _ReadyOrder)? = nil) -> Int {
+    package func settle(
+        rounds: Int,
+        run: inout _PhaseRun,
+        probe: _LoopProbe?,
+        order: (any _ReadyOrder)? = nil
+    ) -> Int {
         guard entryCount > 0, rounds > 0 else { return 0 }
-        var timing = recorder?.beginRun(.settle)
         var ran = 0
         while entryCount > 0 && ran < rounds {
-            runRound(recorder, &timing, order)
+            runRound(probe, &run, order)
             ran += 1
         }
-        if timing != nil { recorder?.endRun(&timing!) }
         return ran
     }
 
@@ -93,7 +102,7 @@ package final class _SettleQueue {
         return live
     }
 
-    private func runRound(_ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?, _ order: (any _ReadyOrder)?) {
+    private func runRound(_ probe: _LoopProbe?, _ run: inout _PhaseRun, _ order: (any _ReadyOrder)?) {
         var height = lowestHeight
         lowestHeight = .max
         while height < buckets.count {
@@ -103,9 +112,9 @@ package final class _SettleQueue {
                 buckets[height] = []
                 entryCount -= batch.count
                 if let order {
-                    while let entry = take(from: &batch, order) { deliver(entry, recorder, &timing) }
+                    while let entry = take(from: &batch, order) { deliver(entry, probe, &run) }
                 } else {
-                    for entry in batch where isLive(entry) { deliver(entry, recorder, &timing) }
+                    for entry in batch where isLive(entry) { deliver(entry, probe, &run) }
                 }
             }
             height += 1
@@ -116,11 +125,13 @@ package final class _SettleQueue {
         for entry in next { place(entry) }
     }
 
-    private func deliver(_ entry: Entry, _ recorder: LoopFlightRecorder?, _ timing: inout _WorkRun?) {
+    @inline(__always)
+    private func deliver(_ entry: Entry, _ probe: _LoopProbe?, _ run: inout _PhaseRun) {
         entry.notification.isPending = false
         deliveries &+= 1
+        probe?.willRun(&run, site: entry.notification.site)
         entry.notification.deliver()
-        if timing != nil { recorder?.ran(&timing!, site: entry.notification.site) }
+        probe?.ran(&run, site: entry.notification.site)
     }
 
     /// The live entry of `batch` that `order` picks, removed from it; `nil` when none is left. A delivery may withdraw

@@ -2,8 +2,9 @@ import CoreMetrics
 
 /// The metrics of one instrumented loop and the counts of the iteration in progress.
 ///
-/// Must be used on the main actor (protected by the loop). The loop adds to the plain counters below as it runs
-/// and calls ``endIteration(queueDepth:rejections:deliveries:dropSources:)`` once per iteration, which hands the totals to
+/// Must be used on the main actor (protected by the loop). Once per iteration the loop calls
+/// ``endIteration(probe:queueDepth:rejections:deliveries:dropSources:)``, which reads what the phases' probe measured
+/// (busy time, posts run, timers fired: the progress counters' growth since the last report) and hands the totals to
 /// swift-metrics: one call per metric per iteration that did work, however many posts or timers it ran.
 @MainActor
 package final class _LoopInstruments {
@@ -23,23 +24,21 @@ package final class _LoopInstruments {
     private var mailboxDrops: _CountersByDimension
 
     // The iteration in progress.
-    /// Nanoseconds spent in the loop's phases.
-    package var busy: Int64 = 0
-    package var postsRun = 0
-    var timerFirings = 0
     /// The lateness of the latest timer fired, in nanoseconds.
     var maxTimerLag: Int64 = 0
     var triggers = 0
-    /// Set by phases that ran work the counters above do not show (signal handlers, main-queue drains).
-    var ranOtherWork = false
     /// The settle queue's delivery count when it was last reported.
     private var deliveriesReported: Int
     /// The post queue's rejection count when it was last reported.
     private var rejectionsReported = 0
+    /// The progress counters' posts run and timers fired when they were last reported.
+    private var postsReported: Int
+    private var timersReported: Int
 
     init(
         _ instrumentation: LoopInstrumentation,
         deliveriesSoFar: Int,
+        progress: _LoopProgress,
         recorder: LoopFlightRecorder,
         watchesMainActor: Bool
     ) {
@@ -65,15 +64,16 @@ package final class _LoopInstruments {
         settleTriggers = Counter(label: LoopMetricName.settleTriggers, dimensions: dimensions, factory: factory)
         settleDeliveries = Counter(label: LoopMetricName.settleDeliveries, dimensions: dimensions, factory: factory)
         deliveriesReported = deliveriesSoFar
+        postsReported = progress.postsRun
+        timersReported = progress.timersFired
         watchdog = instrumentation.watchdogSettings.map {
             $0.start(instrumentation: instrumentation, recorder: recorder, watchesMainActor: watchesMainActor)
         }
     }
 
-    /// A timer due at `deadline` fires at `now`.
+    /// A timer fires `lag` nanoseconds after its deadline (the progress counters count it).
     @inline(__always)
     package func timerFired(lateBy lag: Int64) {
-        timerFirings += 1
         if lag > maxTimerLag { maxTimerLag = lag }
     }
 
@@ -85,16 +85,26 @@ package final class _LoopInstruments {
     /// Hands the iteration's totals to swift-metrics, if it did any work, and starts the next one.
     ///
     /// - Parameters:
+    ///   - probe: The phases' probe: its busy time and progress counters.
     ///   - queueDepth: Reads how many posts wait for a later iteration (read only when reporting).
     ///   - rejections: Reads the post queue's count of posts refused by its limit; `nil` when it has none.
     ///   - deliveries: The settle queue's delivery count so far.
     ///   - dropSources: The named mailboxes; each reports what it dropped since it was last read.
     package func endIteration(
+        probe: _LoopProbe,
         queueDepth: () -> Int,
         rejections: () -> Int?,
         deliveries: Int,
         dropSources: inout [_DropSource]
     ) {
+        let (busyNanoseconds, ranOtherWork) = probe.takeIterationTotals()
+        let busy = Int64(clamping: busyNanoseconds)
+        let postsSoFar = probe.progress.postsRun
+        let timersSoFar = probe.progress.timersFired
+        let postsRun = postsSoFar - postsReported
+        let timerFirings = timersSoFar - timersReported
+        postsReported = postsSoFar
+        timersReported = timersSoFar
         let delivered = deliveries - deliveriesReported
         let didWork = postsRun > 0 || timerFirings > 0 || delivered > 0 || triggers > 0 || busy > 0 || ranOtherWork
         guard didWork else { return }
@@ -113,12 +123,8 @@ package final class _LoopInstruments {
             rejectionsReported = rejected
         }
         reportDrops(&dropSources)
-        busy = 0
-        postsRun = 0
-        timerFirings = 0
         maxTimerLag = 0
         triggers = 0
-        ranOtherWork = false
     }
 
     private func reportDrops(_ sources: inout [_DropSource]) {

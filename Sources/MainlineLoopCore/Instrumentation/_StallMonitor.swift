@@ -6,8 +6,8 @@ import Musl
 
 /// What the loop is running right now, stamped by the loop and read by the watchdog's thread.
 ///
-/// All operations on `_StallMonitor` are thread-safe. The loop calls ``begin(_:kind:)``, ``begin(_:)`` and ``idle()``
-/// where it runs; the watchdog reads ``snapshot()`` on its own thread.
+/// All operations on `_StallMonitor` are thread-safe. The loop's probe (`_LoopProbe`) calls
+/// ``begin(_:site:at:)`` and ``idle(at:)`` where the loop runs; the watchdog reads ``snapshot()`` on its own thread.
 ///
 /// A stamp is one clock read and one uncontended lock; it is made only while a watchdog is installed.
 package final class _StallMonitor: @unchecked Sendable {
@@ -55,21 +55,18 @@ package final class _StallMonitor: @unchecked Sendable {
     }
 
     /// A callback labelled `label` starts now (and, if the loop was idle, a busy span with it): work of the loop's own
-    /// with no site (the settle phase, a signal handler, a shutdown hook, a main-queue drain).
+    /// with no site.
     @inline(__always)
     func begin(_ label: StaticString) {
-        stamp(label, site: nil)
+        begin(label, site: nil, at: nil)
     }
 
-    /// Work of `kind` from `site` starts now (and, if the loop was idle, a busy span with it).
+    /// Work labelled `label` (`post`, `timer`, `settle`, …) from `site`, if it has one, starts at `now` (and, if the
+    /// loop was idle, a busy span with it): `now` is the loop's probe's clock read (`_LoopProbe`), or `nil` to read
+    /// the clock here.
     @inline(__always)
-    func begin(_ site: LoopSite, kind: LoopFlightRecorder.WorkKind) {
-        stamp(kind.label, site: site)
-    }
-
-    @inline(__always)
-    private func stamp(_ label: StaticString, site: LoopSite?) {
-        let now = _MonotonicClock.nanoseconds()
+    func begin(_ label: StaticString, site: LoopSite?, at now: UInt64?) {
+        let now = now ?? _MonotonicClock.nanoseconds()
         lock.lock()
         if !isBusy {
             isBusy = true
@@ -105,12 +102,13 @@ package final class _StallMonitor: @unchecked Sendable {
         return handle
     }
 
-    /// The loop is about to wait: nothing runs until the next `begin`.
-    package func idle() {
+    /// The loop is about to wait: nothing runs until the next `begin`. `now` is when its work ended (the end of its
+    /// probe's last phase), or `nil` to read the clock here.
+    package func idle(at now: UInt64? = nil) {
         lock.withLock {
             guard isBusy else { return }
             isBusy = false
-            lastIdle = _MonotonicClock.nanoseconds()
+            lastIdle = now ?? _MonotonicClock.nanoseconds()
             if watchedCallback != 0 || watchedSpan != 0, watchedEnd == nil,
                 callbackGeneration == watchedCallback || spanGeneration == watchedSpan
             {
@@ -155,19 +153,6 @@ package final class _StallMonitor: @unchecked Sendable {
                 site: site,
                 thread: thread
             )
-        }
-    }
-}
-
-extension LoopFlightRecorder.WorkKind {
-    /// What a stall report calls work of this kind.
-    package var label: StaticString {
-        switch self {
-        case .post: "post"
-        case .timer: "timer"
-        case .idle: "idle"
-        case .settle: "settle"
-        case .mainQueue: "main queue"
         }
     }
 }

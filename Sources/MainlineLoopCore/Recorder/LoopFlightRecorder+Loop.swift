@@ -18,15 +18,10 @@ extension LoopFlightRecorder {
 
     // MARK: Phases
 
-    /// A phase begins running work of `kind`: reads the clock (the run's start), and counts a wake-up if the loop
-    /// waited before it. Call it only once the phase has work, so that a phase with none costs nothing.
+    /// A phase begins running work of `kind` at `now` (its probe's clock read, `_LoopProbe`), and counts a wake-up
+    /// if the loop waited before it. The probe calls it only once the phase has work and the recorder records.
     @inline(__always)
-    func beginRun(_ kind: WorkKind) -> _WorkRun {
-        // Not recording: a run that never closes a window and records nothing at its end.
-        guard isRecording else {
-            return _WorkRun(kind: kind, threshold: .max, start: 0, stride: .max, recording: false)
-        }
-        let now = clock()
+    func beginRun(_ kind: WorkKind, at now: UInt64) -> _WorkRun {
         // A loop that slept for longer than an interval closes the one it was summing: what it did before the sleep
         // is written now, not when the next 10 ms of activity end.
         if !pen.iterationHadWork, pen.iterations > 0, now &- pen.lastWorkEnd >= Self.intervalNanoseconds {
@@ -54,25 +49,25 @@ extension LoopFlightRecorder {
         if run.countdown == 0 { closeWindow(&run, posts: posts) }
     }
 
-    /// The run is over: closes its last window and adds the phase's time to the iteration. For a post run, pass the
-    /// queue (its sites are read from the slots).
-    func endRun(_ run: inout _WorkRun, posts: _JobQueue? = nil) {
+    /// The run is over at `now` (its probe's clock read): closes its last window and adds the phase's time to the
+    /// iteration. For a post run, pass the queue (its sites are read from the slots).
+    func endRun(_ run: inout _WorkRun, posts: _JobQueue?, at now: UInt64) {
         guard run.recording else { return }
         let length = run.stride - run.countdown
         if length > 0 {
             run.stride = length
             run.countdown = 0
-            closeWindow(&run, posts: posts)
+            closeWindow(&run, posts: posts, at: now)
         }
         pen.setStride(run.nextStride, for: run.kind)
         pen.addPhase(run.kind, nanoseconds: run.windowStart &- run.start, pieces: run.pieces, endingAt: run.windowStart)
     }
 
-    /// Reads the clock at the end of a window: records the window if it was slow, and picks the next stride. The
-    /// window's sites are in `posts`' slots for a post run, in the pen for any other.
+    /// Closes a window at `now` (read here when the run goes on past it): records the window if it was slow, and
+    /// picks the next stride. The window's sites are in `posts`' slots for a post run, in the pen for any other.
     @inline(never)
-    private func closeWindow(_ run: inout _WorkRun, posts: _JobQueue?) {
-        let now = clock()
+    private func closeWindow(_ run: inout _WorkRun, posts: _JobQueue?, at now: UInt64? = nil) {
+        let now = now ?? clock()
         let length = run.stride
         let elapsed = now &- run.windowStart
         run.pieces &+= length
@@ -238,6 +233,12 @@ package struct _WorkRun {
         self.stride = stride
         countdown = stride
         nextStride = stride
+    }
+
+    /// A run that records nothing: a phase's before its first piece, or while the recorder is off.
+    @inline(__always)
+    static var notRecording: _WorkRun {
+        _WorkRun(kind: .post, threshold: .max, start: 0, stride: .max, recording: false)
     }
 }
 

@@ -22,11 +22,11 @@ struct LoopSchedulerTests {
         let scheduler = makeScheduler(postsPerIteration: 3)
         let ran = JobRecorder()
         for index in 0..<5 { _ = scheduler.posts.enqueue { ran.append(index) } }
-        #expect(scheduler.runPosts(limit: 3, now: { .init(nanoseconds: 0) }) { _ in } == 3)
+        #expect(scheduler.runPosts(limit: 3, now: { .init(nanoseconds: 0) }) == 3)
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .moreWaiting)
         #expect(ran.values == [0, 1, 2])
         #expect(scheduler.pendingPosts(onLoop: true) == 2)
-        #expect(scheduler.runPosts(limit: 3, now: { .init(nanoseconds: 0) }) { _ in } == 2)
+        #expect(scheduler.runPosts(limit: 3, now: { .init(nanoseconds: 0) }) == 2)
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .idle)
         #expect(ran.values == [0, 1, 2, 3, 4])
         #expect(scheduler.counters().postsRun == 5)
@@ -47,7 +47,7 @@ struct LoopSchedulerTests {
         _ = scheduler.posts.close(drainDeadline: .at(LoopInstant(nanoseconds: 0) + .milliseconds(2_500)))
 
         // Starts at 0 s, 1 s and 2 s; at 3 s the deadline has passed: the two left are released, reported once.
-        #expect(scheduler.runPosts(limit: 64, now: { clock.now }) { _ in } == 3)
+        #expect(scheduler.runPosts(limit: 64, now: { clock.now }) == 3)
         #expect(ran.values == [0, 1, 2])
         #expect(discarded == [2])
         #expect(scheduler.counters().postsDiscarded == 2)
@@ -66,17 +66,17 @@ struct LoopSchedulerTests {
             }
         }
         // The first phase takes all four as its batch and runs one (the budget): the queue is still open.
-        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) { _ in } == 1)  // job 0 at 100 s
+        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) == 1)  // job 0 at 100 s
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .moreWaiting)
         _ = scheduler.posts.close(drainDeadline: .afterShutdownBegins(.milliseconds(1_500)))
 
         // The next phase sees the close although its batch was taken before it, and fixes the deadline: 102.5 s.
-        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) { _ in } == 1)  // job 1 at 101 s
+        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) == 1)  // job 1 at 101 s
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .moreWaiting)
-        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) { _ in } == 1)  // job 2 at 102 s
+        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) == 1)  // job 2 at 102 s
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .moreWaiting)
         // At 103 s: past 102.5 s (fixed again by this phase it would be 104.5 s and let job 3 start).
-        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) { _ in } == 0)
+        #expect(scheduler.runPosts(limit: 1, now: { clock.now }) == 0)
         #expect(ran.values == [0, 1, 2])
         #expect(scheduler.counters().postsDiscarded == 1)
         #expect(scheduler.afterPosts(shutsDown: .whenDrained) == .closed)
@@ -93,7 +93,7 @@ struct LoopSchedulerTests {
         #expect(scheduler.idlePhaseIsDue(otherWork: false, nextDeadline: LoopInstant(nanoseconds: 11), now: now))
         _ = scheduler.posts.enqueue {}
         #expect(!scheduler.idlePhaseIsDue(otherWork: false, nextDeadline: nil, now: now), "a post waits")
-        _ = scheduler.runPosts(limit: 64, now: { now }) { _ in }
+        _ = scheduler.runPosts(limit: 64, now: { now })
         _ = scheduler.afterPosts(shutsDown: .whenDrained)
         #expect(scheduler.runIdle { _, _ in } == 1)
         #expect(!registration.isActive)
