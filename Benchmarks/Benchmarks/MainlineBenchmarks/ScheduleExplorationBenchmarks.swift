@@ -11,7 +11,9 @@ enum ExplorationPeer: String, CaseIterable, Sendable {
     case unscheduled = "no schedule"
     /// `TestSchedule.fifo`: the real loop's order, every choice recorded (the baseline).
     case fifo = ".fifo"
+    /// `TestSchedule.random(seed:)`: a uniformly random ready timer at every choice.
     case random = ".random"
+    /// `TestSchedule.pct(seed:depth:)` with depth 3: random priorities and two change points.
     case pct = ".pct(depth: 3)"
 
     /// A fresh test loop for one run of the scenario under `seed`. Call it on the main actor.
@@ -75,7 +77,7 @@ func registerScheduleExplorationBenchmarks() {
                 maxDuration: .seconds(4),
                 maxIterations: 20
             )
-        ) { benchmark in
+        ) { _ in
             blackHole(onMainLoop { ExplorationWorkload.run(peer) })
         }
     }
