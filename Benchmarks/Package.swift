@@ -33,6 +33,8 @@ let package = Package(
                 .product(name: "MainlineInspection", package: "Mainline"),
                 .product(name: "MainlineEvents", package: "Mainline"),
                 .product(name: "MainlineObservables", package: "Mainline"),
+                // `TestLoop` and its schedules, for the schedule-exploration group.
+                .product(name: "MainlineTesting", package: "Mainline"),
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

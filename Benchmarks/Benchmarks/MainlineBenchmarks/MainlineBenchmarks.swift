@@ -171,6 +171,9 @@ let benchmarks: @Sendable () -> Void = {
 
     // 16. What the always-on flight recorder costs: on against off, in one run (FlightRecorderBenchmarks.swift).
     registerFlightRecorderBenchmarks()
+
+    // 17. Schedules explored per second by MainlineTesting's exploring strategies (ScheduleExplorationBenchmarks.swift).
+    registerScheduleExplorationBenchmarks()
 }
 
 /// The configuration of every post-throughput group (the loops', the C floor's, instrumentation's): 1,000,000 posts per
