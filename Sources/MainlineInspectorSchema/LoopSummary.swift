@@ -1,5 +1,6 @@
 /// A loop of the snapshot document (`MainLoop`, `EventLoop`, `TestLoop`): its counters, loop delay, recent slow work
-/// and stalls, the job running now, and — from the loop's own snapshot — its timers and waiting posts.
+/// and stalls, the job running now, and — from the loop's own snapshot — its clock, timers, waiting posts, settle
+/// notifications and idle bodies. Its ``description`` is `LoopSnapshot`'s description.
 ///
 /// `LoopSummary` is a value type; all operations on it are thread-safe.
 package struct LoopSummary: Codable, Sendable, Equatable {
