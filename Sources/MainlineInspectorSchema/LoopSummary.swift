@@ -1,5 +1,6 @@
 /// A loop of the snapshot document (`MainLoop`, `EventLoop`, `TestLoop`): its counters, loop delay, recent slow work
-/// and stalls, the job running now, and — from the loop's own snapshot — its timers and waiting posts.
+/// and stalls, the job running now, and — from the loop's own snapshot — its clock, timers, waiting posts, settle
+/// notifications and idle bodies. Its ``description`` is `LoopSnapshot`'s description.
 ///
 /// `LoopSummary` is a value type; all operations on it are thread-safe.
 package struct LoopSummary: Codable, Sendable, Equatable {
@@ -13,16 +14,27 @@ package struct LoopSummary: Codable, Sendable, Equatable {
     @InspectorField package var phase: String? = nil
     /// Iterations so far.
     @InspectorField package var iterations: Int? = nil
+    /// The loop's clock when its snapshot was taken, in milliseconds: the instant `timers`' `dueInMs` count from.
+    @InspectorField package var nowMs: Double? = nil
     /// Posted jobs run.
     @InspectorField package var postsRun: Int? = nil
     /// Posted jobs waiting.
     @InspectorField package var postsPending: Int? = nil
     /// Posts refused.
     @InspectorField package var postsRejected: Int? = nil
+    /// Posts released unrun because a drain deadline had passed.
+    @InspectorField package var postsDiscarded: Int? = nil
     /// Timer firings.
     @InspectorField package var timersFired: Int? = nil
-    /// Settle notifications delivered; `null` for a loop that does not count them thread-safely.
+    /// Settle notifications delivered (0 for an `EventLoop`, which has no settle phase); `null` when the loop has not
+    /// taken a snapshot.
     @InspectorField package var settleDeliveries: Int? = nil
+    /// Settle notifications waiting for delivery (0 for an `EventLoop`, which has no settle phase).
+    @InspectorField package var settlePending: Int? = nil
+    /// Idle bodies waiting for an idle phase.
+    @InspectorField package var idlePending: Int? = nil
+    /// How many timers are scheduled: `timers` lists the soonest ``timerLimit`` of them.
+    @InspectorField package var timersScheduled: Int? = nil
     /// The share of the last second spent in the loop's phases rather than waiting, in percent.
     @InspectorField package var busyPercent: Double? = nil
     /// The loop delay.
@@ -35,12 +47,15 @@ package struct LoopSummary: Codable, Sendable, Equatable {
     @InspectorList package var slowest: [SlowJob] = []
     /// The flight recorder's size.
     @InspectorField package var recorder: Recorder? = nil
-    /// Pending timers, soonest first (at most 50); `null` when the loop has not taken a snapshot.
+    /// Pending timers, soonest first (at most ``timerLimit``); `null` when the loop has not taken a snapshot.
     @InspectorField package var timers: [Timer]? = nil
     /// Where the waiting posts came from; `null` when the loop has not taken a snapshot.
     @InspectorField package var pendingPostsBySite: [PendingSite]? = nil
     /// Whether `timers` and `pendingPostsBySite` are from now, or from the last snapshot a stalled loop took.
     @InspectorField package var snapshotFresh: Bool? = nil
+
+    /// How many timers `timers` lists at most: the soonest, `timersScheduled` says how many there are in all.
+    package static let timerLimit = 50
 
     /// A loop known by `name` and `kind`, every other field empty.
     package init(name: String?, kind: String?, state: String?) {
@@ -142,14 +157,28 @@ package struct LoopSummary: Codable, Sendable, Equatable {
         @InspectorField package var dueInMs: Double? = nil
         @InspectorField package var repeating: Bool? = nil
         @InspectorField package var firings: Int? = nil
+        /// A repeating timer's period; `null` for a one-shot timer.
+        @InspectorField package var intervalMs: Double? = nil
+        /// How many firings a repeating timer skipped because the loop reached them late.
+        @InspectorField package var skippedFirings: Int? = nil
 
         /// A timer.
-        package init(site: String?, label: String?, dueInMs: Double?, repeating: Bool?, firings: Int? = nil) {
+        package init(
+            site: String?,
+            label: String?,
+            dueInMs: Double?,
+            repeating: Bool?,
+            firings: Int? = nil,
+            intervalMs: Double? = nil,
+            skippedFirings: Int? = nil
+        ) {
             self.site = site
             self.label = label
             self.dueInMs = dueInMs
             self.repeating = repeating
             self.firings = firings
+            self.intervalMs = intervalMs
+            self.skippedFirings = skippedFirings
         }
     }
 

@@ -118,6 +118,20 @@ struct ConsoleViewsTests {
         )
     }
 
+    @Test func aRepeatingTimersPeriodIsShownAndTimersBeyondTheListAreCounted() throws {
+        let document = try Self.snapshot(
+            #"{"schema":1,"loops":[{"name":"io","timersScheduled":53,"timers":["#
+                + #"{"site":"App/Poll.swift:3","label":null,"dueInMs":12.5,"repeating":true,"intervalMs":250.0}]}]}"#
+        )
+        #expect(
+            TimersView.lines(document) == [
+                "DUE IN   REPEATS         LOOP  SITE",
+                "12.5 ms  every 250.0 ms  io    App/Poll.swift:3",
+                "loop io: 52 more timers, due later, not listed",
+            ]
+        )
+    }
+
     @Test func aStallShowsItsSiteLabelDurationBacktraceAndLastEvents() throws {
         #expect(
             StallsView.lines(try Self.snapshot(SnapshotFixtures.snapshot())) == [

@@ -34,10 +34,15 @@ extension _InspectionRegistry {
             // Read after the snapshot, which may wait for the loop up to `_LoopSnapshotCollector.wait`: the job
             // running by then began before this read, unless it began in the instant between (its age is then 0).
             let now = _MonotonicClock.nanoseconds()
-            var summary = LoopSummary(name: name, kind: "MainLoop", state: current.description)
-            Self.fillCounters(&summary, core.scheduler, settleDeliveries: snapshot?.counters.settleDeliveries)
+            var summary = Self.summary(
+                of: snapshot,
+                fresh: fresh,
+                name: name,
+                kind: "MainLoop",
+                state: current.description
+            )
+            Self.fillCounters(&summary, core.scheduler)
             recorder.fillInspectionSummary(&summary, now: now)
-            Self.fillSnapshot(&summary, snapshot, fresh: fresh)
             return summary
         }
         register(handle)
@@ -53,10 +58,15 @@ extension _InspectionRegistry {
             guard case .summary = detail else {
                 return recorder.inspectionRecording(name: name, kind: "EventLoop", state: "\(snapshot.state)", now: now)
             }
-            var summary = LoopSummary(name: name, kind: "EventLoop", state: "\(snapshot.state)")
-            Self.fillCounters(&summary, driver.scheduler, settleDeliveries: nil)
+            var summary = Self.summary(
+                of: snapshot,
+                fresh: true,
+                name: name,
+                kind: "EventLoop",
+                state: "\(snapshot.state)"
+            )
+            Self.fillCounters(&summary, driver.scheduler)
             recorder.fillInspectionSummary(&summary, now: now)
-            Self.fillSnapshot(&summary, snapshot, fresh: true)
             return summary
         }
         register(handle)
@@ -85,37 +95,35 @@ extension _InspectionRegistry {
         register(handle, in: .loops) { [weak handle] detail in handle?.describe(detail) }
     }
 
-    /// Writes the counters every loop keeps thread-safely into `summary`.
-    private static func fillCounters(_ summary: inout LoopSummary, _ scheduler: _LoopScheduler, settleDeliveries: Int?)
-    {
+    /// The summary of `snapshot` (``LoopSummary/init(_:)``: its timers, waiting posts by site, settle and idle
+    /// work), under the inspector's `name`, `kind` and `state`; without a snapshot, those three only, the snapshot's
+    /// fields `null`.
+    private static func summary(
+        of snapshot: LoopSnapshot?,
+        fresh: Bool,
+        name: String,
+        kind: String,
+        state: String
+    ) -> LoopSummary {
+        var summary = snapshot.map { LoopSummary($0) } ?? LoopSummary(name: name, kind: kind, state: state)
+        summary.name = name
+        summary.kind = kind
+        summary.state = state
+        summary.snapshotFresh = snapshot != nil && fresh
+        return summary
+    }
+
+    /// Writes the counters every loop keeps thread-safely into `summary`, over a snapshot's (which may be the last
+    /// one a stalled loop took): the phase, iterations, posts run, waiting, refused and discarded, timer firings.
+    private static func fillCounters(_ summary: inout LoopSummary, _ scheduler: _LoopScheduler) {
         let counters = scheduler.counters()
         summary.phase = "\(scheduler.progress.phase)"
         summary.iterations = counters.iterations
         summary.postsRun = counters.postsRun
         summary.postsPending = scheduler.pendingPosts(onLoop: false)
         summary.postsRejected = counters.postsRejected
+        summary.postsDiscarded = counters.postsDiscarded
         summary.timersFired = counters.timersFired
-        summary.settleDeliveries = settleDeliveries
-    }
-
-    /// Writes the timers (soonest first, at most 50) and the waiting posts by site of `snapshot` into `summary`;
-    /// `null` for both without a snapshot.
-    private static func fillSnapshot(_ summary: inout LoopSummary, _ snapshot: LoopSnapshot?, fresh: Bool) {
-        summary.snapshotFresh = snapshot != nil && fresh
-        guard let snapshot else { return }
-        summary.timers = snapshot.timers.prefix(50).map { timer in
-            LoopSummary.Timer(
-                site: timer.site?.location,
-                label: timer.label,
-                // Negative for a timer that is due and has not fired yet.
-                dueInMs: Double((timer.deadline - snapshot.now).mainlineNanoseconds / 1_000) / 1_000,
-                repeating: timer.interval != nil,
-                firings: timer.firings
-            )
-        }
-        summary.pendingPostsBySite = snapshot.pendingPostsBySite.map { entry in
-            LoopSummary.PendingSite(site: entry.site.location, label: entry.site.label, count: entry.count)
-        }
     }
 }
 

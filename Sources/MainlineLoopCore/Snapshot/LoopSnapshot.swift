@@ -5,7 +5,8 @@
 ///
 /// Take one with ``SerialLoop/snapshot()`` on the main actor (`MainLoop`, `TestLoop`) — from any other thread in async
 /// code with `await MainLoop.main.snapshot()` — or with `EventLoop.snapshot()` from anywhere, without waiting. Its
-/// ``description`` is meant for an operator: one line per timer, soonest first, deadlines relative to ``now``.
+/// ``description`` is meant for an operator: one line per timer, soonest first (the soonest 50), deadlines relative to
+/// ``now`` — the values an inspector serves of the loop, in words.
 ///
 /// ```swift
 /// // On SIGUSR1, log what the main loop is doing.

@@ -97,6 +97,75 @@ struct LoopDescriptionTests {
         #expect(loop.state == .idle)
     }
 
+    @Test func aSnapshotsDescriptionShowsTheValuesTheInspectorServes() async throws {
+        let loop = EventLoop(name: "io")
+        let registry = _InspectionRegistry()
+        let handle = registry.register(loop)
+        defer { withExtendedLifetime(handle) {} }
+        let line = #line + 3
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.post {
+                loop.scheduleRepeating(every: .seconds(3_600), from: LoopSite(label: "tick")) { _ in }
+                loop.schedule(after: .seconds(7_200)) {}
+                done.resume()
+            }
+        }
+        let folder = TemporaryFolder()
+        let inspector = try LoopInspector.start(
+            socketPath: folder.file("i.sock"),
+            registry: registry,
+            limits: .keepingSilentClients
+        )
+        defer { inspector.stop() }
+        let client = try InspectorTestClient(path: folder.file("i.sock"))
+        let served = try #require(try client.ask("snapshot", as: InspectorSnapshot.self).loops.first)
+        // Taken after the answer, of a loop that waits for an hour: the same counts, a later clock.
+        let lines = loop.snapshot().description.split(separator: "\n").map(String.init)
+        loop.stop()
+        await loop.waitUntilStopped()
+
+        let iteration = try #require(served.iterations) + 1
+        let header =
+            "EventLoop(io): \(try #require(served.state)), iteration \(iteration) (\(try #require(served.phase)))"
+        #expect(lines.first?.hasPrefix(header + ", now ") == true, "\(lines)")
+        let idle = served.idlePending.map { $0 > 0 ? ["  idle: \($0) pending"] : [] } ?? ["idlePending missing"]
+        let counts =
+            [
+                "  posts: \(served.postsPending ?? -1) pending, \(served.postsRun ?? -1) run, "
+                    + "\(served.postsRejected ?? -1) rejected, \(served.postsDiscarded ?? -1) discarded",
+                "  settle: \(served.settlePending ?? -1) pending, \(served.settleDeliveries ?? -1) delivered",
+            ] + idle + ["  timers: \(served.timersScheduled ?? -1) scheduled, \(served.timersFired ?? -1) fired"]
+        #expect(Array(lines.dropFirst().prefix(counts.count)) == counts)
+        let timerLines = lines.dropFirst(1 + counts.count)
+        let timers = try #require(served.timers)
+        #expect(timers.map(\.label) == ["tick", nil])
+        #expect(timers.first?.site == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)")
+        #expect(timerLines.count == timers.count)
+        let servedNow = try #require(served.nowMs)
+        let describedNow = try #require(Self.seconds(in: lines[0], after: "now "))
+        #expect(describedNow * 1_000 >= servedNow.rounded(.down))
+        for (described, timer) in zip(timerLines, timers) {
+            let rest =
+                (timer.label.map { "  \($0)" } ?? "")
+                + (timer.intervalMs.map {
+                    "  every \(LoopSummary.seconds(milliseconds: $0)), fired \(timer.firings ?? -1)"
+                } ?? "")
+                + "  at \(timer.site ?? "-")"
+            #expect(described.hasSuffix(rest), "\(described) for \(timer)")
+            // The deadline is the same instant: the description's now plus due, the served one's, to the millisecond
+            // each reading is truncated to.
+            let due = try #require(Self.seconds(in: described, after: "in "))
+            let servedDeadline = servedNow + (timer.dueInMs ?? .nan)
+            #expect(abs((describedNow + due) * 1_000 - servedDeadline) <= 2, "\(described) for \(timer)")
+        }
+    }
+
+    /// The seconds written after `marker` in `line` (`now 12.345 s`), or `nil`.
+    private static func seconds(in line: String, after marker: String) -> Double? {
+        guard let start = line.range(of: marker)?.upperBound else { return nil }
+        return Double(line[start...].prefix { $0 != " " })
+    }
+
     @Test func anEventLoopShowsItsNameAndItsSlowWork() async throws {
         let loop = EventLoop(name: "io")
         let registry = _InspectionRegistry()
@@ -109,6 +178,7 @@ struct LoopDescriptionTests {
                 done.resume()
             }
         }
+        loop.scheduleRepeating(every: .seconds(3_600), from: LoopSite(label: "hourly")) { _ in }
         let folder = TemporaryFolder()
         let inspector = try LoopInspector.start(
             socketPath: folder.file("i.sock"),
@@ -126,6 +196,16 @@ struct LoopDescriptionTests {
         #expect(described?.name == "io")
         #expect(described?.kind == "EventLoop")
         #expect(described?.slowest.first?.site == "MainlineLoopTests/LoopDescriptionTests.swift:\(line)")
+
+        // What the snapshot's description shows, on the wire: every field a number (0 where nothing happened).
+        let wire = try #require(try client.ask("snapshot")["loops"]?.arrayValue?.first)
+        for key in ["nowMs", "postsDiscarded", "settlePending", "idlePending", "timersScheduled"] {
+            #expect(wire[key].map { if case .number = $0 { true } else { false } } == true, "\(key)")
+        }
+        let timer = try #require(wire["timers"]?.arrayValue?.first)
+        #expect(timer["intervalMs"] == .number(3_600_000))
+        #expect(timer["skippedFirings"] == .int(0))
+        #expect(wire["timersScheduled"] == .int(1))
         loop.stop()
         await loop.waitUntilStopped()
     }
