@@ -236,6 +236,8 @@ let package = Package(
             name: "MainlinePostgresTests",
             dependencies: [
                 "MainlinePostgres", "MainlineEvents", "MainlineLoop", "_MainlineTestSupport", "CMainlineShims",
+                // The explorations' seeded generator.
+                "MainlineTesting",
                 // The streams in the inspector's snapshot.
                 "MainlineInspectorSchema",
                 "mainline-postgres-publisher", "mainline-postgres-member",
@@ -319,9 +321,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MainlineBindingsTests",
-            dependencies: [
-                "MainlineBindings", "MainlineObservables", "MainlineLoop", "MainlineTesting", "_MainlineTestSupport",
-            ]
+            dependencies: ["MainlineBindings", "MainlineObservables", "MainlineLoop", "MainlineTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

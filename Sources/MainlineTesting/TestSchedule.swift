@@ -40,7 +40,7 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
     public let seed: UInt64
 
     private let lock = _Lock()
-    private var generator: _SplitMix64
+    private var generator: SeededRandomNumberGenerator
     /// The choices made where more than one item was ready (indices into the ready items, in stored order).
     private var made: [Int] = []
     /// What ran, in order: the phase and the site of every item the schedule was asked about.
@@ -57,7 +57,7 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
         self.strategy = strategy
         self.seed = seed
         self.replaying = replaying
-        generator = _SplitMix64(seed: seed)
+        generator = SeededRandomNumberGenerator(seed: seed)
         if case .pct(let depth) = strategy {
             let steps = max(expectedSteps, 1)
             changePoints = (0..<max(depth - 1, 0)).map { _ in Int(generator.next() % UInt64(steps)) }
@@ -137,21 +137,5 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
             priorities[candidates[highest()].id] = nextLowPriority
             return highest()
         }
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014): a small generator whose sequence depends on the seed alone, on every
-/// platform and toolchain, so a seed reproduces its schedule. Not thread-safe (its schedule's lock protects it).
-struct _SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

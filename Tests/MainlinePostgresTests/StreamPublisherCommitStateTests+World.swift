@@ -1,4 +1,5 @@
 #if Postgres
+import MainlineTesting
 import PostgresNIO
 import _MainlineTestSupport
 
@@ -80,7 +81,7 @@ struct CommitWorld {
     static let streamNames = ["a", "b"]
 
     var machine = Machine(options: options)
-    var random: SplitMix64
+    var random: SeededRandomNumberGenerator
     let start: Instant
     var now: Instant
     var records: [Int: Record] = [:]
@@ -97,7 +98,7 @@ struct CommitWorld {
     var trace: [(at: Duration, event: Event)] = []
 
     init(seed: UInt64, start: Instant) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandomNumberGenerator(seed: seed)
         self.start = start
         now = start
     }

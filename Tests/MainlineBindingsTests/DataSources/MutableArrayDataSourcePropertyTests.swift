@@ -1,7 +1,6 @@
 import MainlineBindings
 import MainlineTesting
 import Testing
-import _MainlineTestSupport
 
 /// Random mutations of a `MutableArrayDataSource` inside a multi-row tree: replaying each change set the root
 /// delivers on a mirror always reproduces the root's contents.
@@ -18,7 +17,7 @@ struct MutableArrayDataSourcePropertyTests {
 
     /// Runs one random sequence; returns a description of the first mismatch, or `nil`.
     static func run(seed: UInt64) -> String? {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandomNumberGenerator(seed: seed)
         let loop = TestLoop()
         var next = 0
         func fresh() -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import MainlineInspectorSchema
+import MainlineTesting
 import Testing
 import _MainlineTestSupport
 
@@ -213,7 +214,7 @@ struct LoopInspectorRequestTests {
         await withTaskGroup(of: Void.self) { group in
             for seed in 0..<12 {
                 group.addTask {
-                    var generator = SplitMix64(seed: UInt64(seed))
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(seed))
                     guard let client = try? InspectorTestClient(path: path) else { return }
                     for _ in 0..<20 {
                         let bytes = (0..<Int.random(in: 1...600, using: &generator)).map { _ in

@@ -1,4 +1,5 @@
 #if Postgres
+import MainlineTesting
 import PostgresNIO
 @testable import MainlinePostgres
 import _MainlineTestSupport
@@ -57,7 +58,7 @@ struct GroupExploration {
 
     var model = GroupModel()
     var processes: [Process] = []
-    var random: SplitMix64
+    var random: SeededRandomNumberGenerator
     let window: Int
     /// Whether anything happened that allows a redelivery (a blip, a kill, an expired lease, a cancellation).
     var faults = false
@@ -71,7 +72,7 @@ struct GroupExploration {
     private var nextSession: Int32 = 1
 
     init(seed: UInt64, window: Int) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandomNumberGenerator(seed: seed)
         self.window = window
         processes = [newProcess(), newProcess()]
     }
