@@ -65,9 +65,7 @@ public func explore(
         // under ThreadSanitizer) while every other main-actor test of the process waits.
         await Task.yield()
         let schedule = TestSchedule(strategy: strategy, seed: seed, expectedSteps: expectedSteps)
-        let failure = await _runRecordingIssues(sourceLocation: sourceLocation) {
-            try await TestSchedule.$exploring.withValue(schedule) { try await body(schedule) }
-        }
+        let failure = await _exploreRun(schedule, sourceLocation: sourceLocation, body)
         result.runs += 1
         expectedSteps = max(expectedSteps, schedule.choices.count)
         return (schedule, failure)
@@ -90,12 +88,88 @@ public func explore(
         result.failingSeed = seed
         result.replayLine = schedule.replayLine
         Issue.record(
-            "Failed at seed \(seed) of \(seeds.lowerBound)..<\(seeds.upperBound) (\(schedule), after \(result.runs) runs): \(failure) — replay: TestLoop(replaying: \"\(schedule.replayLine)\")",
+            "Failed at seed \(seed) of \(seeds.lowerBound)..<\(seeds.upperBound) (\(schedule), after \(result.runs) runs): \(failure) — replay: TestLoop(replaying: \"\(schedule.replayLine)\"), or the whole body with explore(replaying:) and the same line",
             sourceLocation: sourceLocation
         )
         return result
     }
     return result
+}
+
+/// Runs `body` once under the schedule `line` recorded — the line a failing
+/// `explore(seeds:strategy:checksDeterminism:sourceLocation:_:)` printed — with the same checks as that run: its test
+/// loops, its tasks' jobs and its escapes from virtual time are what they were, so the failure repeats, and is recorded
+/// as one issue.
+///
+/// Call it on the main actor, from a Swift Testing test, with the body of the `explore` call it replaces.
+///
+/// ```swift
+/// await explore(replaying: "mainline-schedule/1 pct(3) seed=17 choices=0,2,1") { schedule in
+///     let loop = TestLoop(schedule: schedule)
+///     …
+/// }
+/// ```
+///
+/// - Parameters:
+///   - line: The replay line; one that cannot be read is recorded as an issue naming what was wrong
+///     (`TestSchedule.ReplayLineError`), and nothing runs.
+///   - sourceLocation: Where the issue is recorded (the caller's).
+///   - body: The test, run once with the line's schedule.
+/// - Returns: What was found: one run, failed or passed.
+@MainActor
+@discardableResult
+public func explore(
+    replaying line: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @MainActor (TestSchedule) async throws -> Void
+) async -> ExploreResult {
+    var result = ExploreResult(runs: 0, failingSeed: nil, replayLine: nil, isDeterministic: true)
+    let schedule: TestSchedule
+    do {
+        schedule = try TestSchedule(replaying: line)
+    } catch {
+        Issue.record(error, sourceLocation: sourceLocation)
+        return result
+    }
+    let failure = await _exploreRun(schedule, sourceLocation: sourceLocation, body)
+    result.runs = 1
+    guard let failure else { return result }
+    result.failingSeed = schedule.seed
+    result.replayLine = schedule.replayLine
+    Issue.record("Failed replaying \"\(line)\": \(failure)", sourceLocation: sourceLocation)
+    return result
+}
+
+/// One run of an exploration: `body` under `schedule`, its loops and the tasks it starts in the schedule's lane
+/// (`_TaskLane`), every escape from virtual time recorded as an issue of the run. Returns the run's first issue,
+/// described; `nil` when it passed. Call it on the main actor.
+@MainActor
+func _exploreRun(
+    _ schedule: TestSchedule,
+    sourceLocation: SourceLocation,
+    _ body: @MainActor (TestSchedule) async throws -> Void
+) async -> String? {
+    // Tasks created before the run have smaller ids than this one's: only tasks newer than the run can be the run's.
+    let firstTaskID = await Task.detached { _VirtualTimeTasks.currentTaskID ?? 0 }.value
+    return await _runRecordingIssues(sourceLocation: sourceLocation) {
+        let lane = schedule.lane
+        lane.begin(driver: _VirtualTimeTasks.currentTaskID ?? 0, firstTaskID: firstTaskID)
+        var thrown: (any Error)?
+        do {
+            try await TestSchedule.$exploring.withValue(schedule) {
+                try await _TaskLane.$current.withValue(lane) { try await body(schedule) }
+            }
+        } catch {
+            thrown = error
+        }
+        for escape in lane.finish() {
+            Issue.record(
+                "Escaped virtual time: \(escape). Wrap the call in outsideVirtualTime(_:_:) if it is meant to.",
+                sourceLocation: sourceLocation
+            )
+        }
+        if let thrown { throw thrown }
+    }
 }
 
 /// Runs `body`, turning the issues it records (and an error it throws) into known issues; returns the first one's

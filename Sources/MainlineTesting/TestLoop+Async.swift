@@ -46,8 +46,11 @@ extension TestLoop {
             if steps.keptBusyByItself { return Steps(iterations: iterations, keptBusyByItself: true) }
             rounds += 1
             let armed = core.timersArmed
+            let ranHeldJob = runHeldTaskJob()
             await Self.mainActorRound()
-            if hasWorkDueNow || core.timersArmed != armed || _VirtualTimeTasks.hasPendingJobs {
+            if ranHeldJob || hasWorkDueNow || core.timersArmed != armed || _VirtualTimeTasks.hasPendingJobs
+                || order?.schedule.lane.hasHeldJobs == true
+            {
                 quietRounds = 0
             } else {
                 quietRounds += 1
@@ -92,6 +95,24 @@ extension TestLoop {
         }
         moveTime(to: instant)
     }
+
+    /// During an exploration run, hands one job held for the run's tasks (`_TaskLane`) to the main queue — the one the
+    /// schedule chooses among the held jobs, each named by its task's number — so that the round that follows runs it.
+    /// Returns whether it handed one over.
+    private func runHeldTaskJob() -> Bool {
+        guard let order, let job = order.schedule.lane.take({ tasks in
+            let candidates = tasks.map { task in
+                _ReadyCandidate(id: 0x7A5C_0000_0000_0000 | UInt64(task), site: Self.taskSite, name: "\(task)")
+            }
+            return order.choose(.task, among: candidates)
+        })
+        else { return false }
+        _VirtualTimeTasks.runOnMainQueue(job)
+        return true
+    }
+
+    /// The site the schedule's candidates of task jobs carry (they are named by their task's number instead).
+    private static let taskSite = LoopSite(label: "task")
 
     /// One round of the main actor's queue: returns once every job enqueued on the main actor before the call
     /// (and everything those jobs enqueued before the round's end came up) has run.

@@ -40,13 +40,25 @@ extension TestLoop {
     /// The loop's schedule; `nil` for a loop created without one. Readable from any thread.
     public nonisolated var schedule: TestSchedule? { order?.schedule }
 
-    /// Enqueues a post, noting its producer (the posting thread) when the loop has a schedule. Thread-safe.
+    /// Enqueues a post, noting its producer (the posting task, or thread outside a task) when the loop has a
+    /// schedule. Thread-safe.
     nonisolated func enqueue(
         _ body: @escaping @MainActor @Sendable () -> Void,
         site: LoopSite
     ) -> _JobQueue.EnqueueResult {
         guard let order else { return core.post(body, site: site) }
+        noteIfFromOtherThread("a post at \(site)")
         return order.enqueue { core.post(body, site: site) }
+    }
+
+    /// During an exploration run, records a call from a thread the loop did not start — one that is not the main
+    /// actor's, where the run's loops, its test body and its tasks all run — as an escape (`_Escape`), unless it is
+    /// inside `outsideVirtualTime`. Thread-safe.
+    nonisolated func noteIfFromOtherThread(_ detail: @autoclosure () -> String) {
+        guard let lane = order?.schedule.lane, _TaskLane.isAnyWatching,
+            _TaskLane.allowance == nil, !_RunningLoop.isOnMainActor
+        else { return }
+        lane.record(_Escape(kind: .postFromOtherThread, detail: detail(), context: "a thread the loop did not start"))
     }
 }
 
@@ -70,11 +82,17 @@ final class _TestLoopOrder: _ReadyOrder, @unchecked Sendable {
         lock.withLock {
             let result = enqueue()
             switch result {
-            case .enqueued, .enqueuedWithoutWaker: producers.append(UInt64(pthread_self()))
+            case .enqueued, .enqueuedWithoutWaker: producers.append(Self.producer)
             case .closed, .full: break
             }
             return result
         }
+    }
+
+    /// The producer of a post made now: the posting task (so that the tasks of an exploration run, which all run on
+    /// the main thread, are producers of their own), or the posting thread outside a task.
+    private static var producer: UInt64 {
+        _VirtualTimeTasks.currentTaskID.map { $0 | 0x7A5D_0000_0000_0000 } ?? UInt64(pthread_self())
     }
 
     func nextPostProducer() -> UInt64 {

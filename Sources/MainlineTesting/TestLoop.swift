@@ -110,7 +110,8 @@ public final class TestLoop: Loop {
                 loop: self,
                 now: { sharedNow.withLock { $0 } },
                 resolution: .nanoseconds(1),
-                virtual: true
+                virtual: true,
+                lane: order?.schedule.lane
             )
         )
     }
@@ -244,7 +245,8 @@ public final class TestLoop: Loop {
     /// - Returns: `false` once the loop has shut down.
     @discardableResult
     public nonisolated func requestSettle(fromAnyThread request: any SettleRequest) -> Bool {
-        switch core.requestSettle(fromAnyThread: request) {
+        noteIfFromOtherThread("requestSettle(fromAnyThread:) of \(type(of: request))")
+        return switch core.requestSettle(fromAnyThread: request) {
         case .enqueued, .enqueuedWithoutWaker: true
         case .closed, .full: false
         }
@@ -279,7 +281,8 @@ public final class TestLoop: Loop {
         _ body: @escaping @MainActor @Sendable () -> Void,
         from site: LoopSite
     ) -> IdleRegistration {
-        core.whenIdle(body, site: site).0
+        noteIfFromOtherThread("whenIdle at \(site)")
+        return core.whenIdle(body, site: site).0
     }
 
     /// Registers `body` to run when a step shuts the loop down, after posted work and settle, as

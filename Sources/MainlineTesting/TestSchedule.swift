@@ -34,6 +34,9 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
     /// `explore` (task-local: the body's task and the tasks it starts see it).
     @TaskLocal static var exploring: TestSchedule?
 
+    /// The tasks of the run this schedule explores, held for it, and what escaped virtual time during the run.
+    let lane = _TaskLane()
+
     /// How this schedule chooses.
     public let strategy: Strategy
     /// The seed of its random choices (0 for ``fifo``).
@@ -108,7 +111,7 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
         lock.withLock {
             let pick = candidates.count < 2 ? 0 : pickLocked(candidates)
             if candidates.count > 1 { made.append(pick) }
-            log.append("\(kind.rawValue) \(candidates[pick].site)")
+            log.append("\(kind.rawValue) \(candidates[pick].name ?? candidates[pick].site.description)")
             return pick
         }
     }

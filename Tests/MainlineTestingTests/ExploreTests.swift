@@ -115,6 +115,13 @@ final class Messages: @unchecked Sendable {
         seen.append(String(describing: issue))
     }
 
+    /// Every issue seen, described.
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return seen
+    }
+
     /// The first issue seen, described; empty when none was.
     var first: String {
         lock.lock()

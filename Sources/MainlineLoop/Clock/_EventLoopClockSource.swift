@@ -13,6 +13,8 @@ final class _EventLoopClockSource: _LoopClockSource {
 
     var clockResolution: Duration { .milliseconds(1) }
 
+    var readsRealTime: Bool { true }
+
     func armTimer(at deadline: LoopInstant, onMainActor _: Bool, _ runGuard: _LoopRunGuard<Void>) {
         guard let loop else { return }  // Releases the guard: the task throws `LoopStopped`.
         // Thread-safe; on a stopped loop the body (and the guard) is released at once.

@@ -114,7 +114,10 @@ public final class EventLoop: Sendable {
     public var inEventLoop: Bool { _RunningLoop.isRunning(identity: _RunningLoop.eventLoopMark(driver.identity)) }
 
     /// The loop's monotonic clock: `uv_hrtime`, the same clock as ``MainLoop/now``.
-    public var now: LoopInstant { _MonotonicClock.now() }
+    public var now: LoopInstant {
+        _Escape.note(.realClockRead, "EventLoop.now")
+        return _MonotonicClock.now()
+    }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers on its thread.
     /// Thread-safe.

@@ -174,7 +174,10 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// The loop's monotonic clock (`CLOCK_MONOTONIC`, nanoseconds). Thread-safe.
     ///
     /// Explicitly `nonisolated`: it would otherwise be inferred main-actor from `SerialLoop.now`, which it satisfies.
-    public nonisolated var now: LoopInstant { _MonotonicClock.now() }
+    public nonisolated var now: LoopInstant {
+        _Escape.note(.realClockRead, "MainLoop.now")
+        return _MonotonicClock.now()
+    }
 
     /// The loop's clock as a Swift `Clock`: ``now``'s time, and sleeps woken by this loop's timers. Thread-safe.
     ///
@@ -183,7 +186,12 @@ public final class MainLoop: Loop, @unchecked Sendable {
     /// ```
     public nonisolated var clock: LoopClock {
         LoopClock(
-            source: _MainActorLoopClockSource(loop: self, now: { _MonotonicClock.now() }, resolution: .milliseconds(1))
+            source: _MainActorLoopClockSource(
+                loop: self,
+                now: { _MonotonicClock.now() },
+                resolution: .milliseconds(1),
+                realTime: true
+            )
         )
     }
 

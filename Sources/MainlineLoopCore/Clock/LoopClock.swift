@@ -38,7 +38,10 @@ public struct LoopClock: Clock {
     }
 
     /// The loop's current time. Thread-safe.
-    public var now: LoopInstant { source.clockNow }
+    public var now: LoopInstant {
+        if source.readsRealTime { _Escape.note(.realClockRead, "LoopClock.now of a real loop") }
+        return source.clockNow
+    }
 
     /// The smallest step the loop's timers can tell apart: 1 ms on a real loop, 1 ns in virtual time. Thread-safe.
     public var minimumResolution: Duration { source.clockResolution }
@@ -56,6 +59,7 @@ public struct LoopClock: Clock {
         let source = self.source
         let isolation: (any Actor)? = #isolation
         let onMainActor: Bool = isolation.map { $0 === MainActor.shared } ?? false
+        if source.readsRealTime { _Escape.note(.realSleep, "LoopClock.sleep(until:) on a real loop's clock") }
         source.adoptCurrentTask()
         try await _LoopRun<Void>.perform { runGuard in
             source.armTimer(at: deadline, onMainActor: onMainActor, runGuard)

@@ -8,6 +8,10 @@ package protocol _LoopClockSource: AnyObject, Sendable {
     /// The resolution of the loop's timers.
     var clockResolution: Duration { get }
 
+    /// Whether the time is a real clock's (`MainLoop`, `EventLoop`): reading it or sleeping on it during an exploration
+    /// run is an escape from virtual time.
+    var readsRealTime: Bool { get }
+
     /// Arms a one-shot timer at `deadline` that completes `runGuard`'s run on the loop; `onMainActor` says the caller
     /// runs on the main actor (a main-actor loop then arms at once, without a post).
     ///
@@ -27,6 +31,7 @@ package protocol _LoopClockSource: AnyObject, Sendable {
 }
 
 extension _LoopClockSource {
+    package var readsRealTime: Bool { false }
     package func adoptCurrentTask() {}
     package func releaseCurrentTask() {}
 }

@@ -6,7 +6,10 @@ package final class _MainActorLoopClockSource<L: Loop>: _LoopClockSource {
     private weak let loop: L?
     private let now: @Sendable () -> LoopInstant
     private let virtual: Bool
+    /// The exploration run's lane the loop belongs to (`TestLoop` with a schedule): tasks taken in join it.
+    private let lane: _TaskLane?
     package let clockResolution: Duration
+    package let readsRealTime: Bool
 
     /// - Parameters:
     ///   - loop: The loop whose timers sleeps arm.
@@ -14,11 +17,23 @@ package final class _MainActorLoopClockSource<L: Loop>: _LoopClockSource {
     ///   - resolution: The resolution of the loop's timers.
     ///   - virtual: Whether the loop runs virtual time, so that waiting tasks are taken into it (`TestLoop`, which
     ///     lets go of them with `_VirtualTimeTasks.releaseAll(owner:)` when it is freed).
-    package init(loop: L, now: @escaping @Sendable () -> LoopInstant, resolution: Duration, virtual: Bool = false) {
+    ///   - lane: The lane of the exploration run the (virtual-time) loop belongs to, if any.
+    ///   - realTime: Whether `now` reads a real clock (`MainLoop`): reading or sleeping on it during an exploration run
+    ///     is an escape from virtual time (`_Escape`). A ``Loop`` of the user's says nothing about its clock.
+    package init(
+        loop: L,
+        now: @escaping @Sendable () -> LoopInstant,
+        resolution: Duration,
+        virtual: Bool = false,
+        lane: _TaskLane? = nil,
+        realTime: Bool = false
+    ) {
         self.loop = loop
         self.now = now
         self.clockResolution = resolution
         self.virtual = virtual
+        self.lane = lane
+        self.readsRealTime = realTime
     }
 
     package var clockNow: LoopInstant { now() }
@@ -42,7 +57,7 @@ package final class _MainActorLoopClockSource<L: Loop>: _LoopClockSource {
     }
 
     package func adoptCurrentTask() {
-        if virtual, let loop { _VirtualTimeTasks.adoptCurrentTask(owner: loop) }
+        if virtual, let loop { _VirtualTimeTasks.adoptCurrentTask(owner: loop, lane: lane) }
     }
 
     package func releaseCurrentTask() {

@@ -25,38 +25,46 @@ import Musl
 /// and when another task reuses that address the ids differ, so the newcomer keeps the global executor and the stale
 /// entry is dropped.
 ///
-/// The hook (`swift_task_enqueueGlobal_hook`, the runtime's public hook variable, found with `dlsym`) is installed
-/// the first time a task is taken in and chains to any hook installed before it. With no task taken in, it costs
-/// every global enqueue one atomic load.
+/// During an exploration run (`_TaskLane`), the tasks of the run join its lane instead: their jobs for the global
+/// executor are held in the lane until the test loop's stepping runs them in the schedule's order. A task joins when
+/// it sleeps on or runs in a scope of one of the run's loops (as above), or when code of the run starts it on the global
+/// executor (`Task.detached { }`, `Task { }` outside an actor, a child task of such code): a task created during the run
+/// and enqueued by the run's code. The run's driver (the task running the body) never joins. Jobs for the main actor
+/// keep its FIFO (see `_VirtualTimeTasks+Hooks.swift` for why).
+///
+/// The hook (the runtime's `swift_task_enqueueGlobal_hook`, found with `dlsym`: see `_VirtualTimeTasks+Hooks.swift`)
+/// is installed the first time a task is taken in or a lane starts watching, and chains to any hook installed before
+/// it. With no task taken in and no lane watching, it costs every global enqueue two atomic loads.
 ///
 /// All operations on `_VirtualTimeTasks` are thread-safe.
 package enum _VirtualTimeTasks {
-    private typealias Original = @convention(thin) (UnownedJob) -> Void
-    private typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+    /// One taken-in task: its id (to tell a reused address), the loop that took it in (`nil`: it joined a lane by
+    /// being started), and the lane of the exploration run it belongs to.
+    struct Entry {
+        var id: UInt64
+        var owner: ObjectIdentifier?
+        var lane: _TaskLane?
+    }
 
-    private struct State {
-        /// Task address → the task's id and the loop (clock source) that took it in.
-        var tasks: [UnsafeRawPointer: (id: UInt64, owner: ObjectIdentifier)] = [:]
+    struct State {
+        /// Task address → the task's entry.
+        var tasks: [UnsafeRawPointer: Entry] = [:]
         var installed = false
     }
 
-    private static let state = _Locked(State())
-    /// `state.tasks.count`, readable without the lock on the hook's fast path (written under the lock).
-    private static let count = ManagedAtomic(0)
-    /// The hook installed before ours (a thin function pointer's address; 0 for none), called for every job that is
-    /// not ours; stored before our hook is, never changed after.
-    private static let previous = ManagedAtomic(0)
+    static let state = _Locked(State())
+    /// `state.tasks.count`, readable without the lock on the hooks' fast path (written under the lock).
+    static let count = ManagedAtomic(0)
 
-    /// Takes the current task into virtual time on behalf of `owner`. No-op outside a task.
-    package static func adoptCurrentTask(owner: AnyObject) {
+    /// Takes the current task into virtual time on behalf of `owner`, and into `lane` when the loop belongs to an
+    /// exploration run. No-op outside a task.
+    package static func adoptCurrentTask(owner: AnyObject, lane: _TaskLane? = nil) {
         guard let task = currentTask else { return }
         let owner = ObjectIdentifier(owner)
         state.withLock { state in
-            if !state.installed {
-                state.installed = true
-                install(&state)
-            }
-            state.tasks[task.address] = (task.id, owner)
+            installIfNeeded(&state)
+            let joined = state.tasks[task.address].flatMap { $0.id == task.id ? $0.lane : nil }
+            state.tasks[task.address] = Entry(id: task.id, owner: owner, lane: lane ?? joined)
             count.store(state.tasks.count, ordering: .releasing)
         }
     }
@@ -72,7 +80,7 @@ package enum _VirtualTimeTasks {
     }
 
     /// The current task's address and id; `nil` outside a task.
-    private static var currentTask: (address: UnsafeRawPointer, id: UInt64)? {
+    static var currentTask: (address: UnsafeRawPointer, id: UInt64)? {
         withUnsafeCurrentTask { task in
             // A task is a job: the same object, so the runtime's job-id query answers for the task.
             task.map { task in
@@ -81,11 +89,22 @@ package enum _VirtualTimeTasks {
         }
     }
 
+    /// The current task's id; `nil` outside a task. Thread-safe.
+    package static var currentTaskID: UInt64? { currentTask?.id }
+
     /// Lets go of every task `owner` took in (its loop is being freed).
     package static func releaseAll(owner: AnyObject) {
         let owner = ObjectIdentifier(owner)
         state.withLock { state in
             state.tasks = state.tasks.filter { $0.value.owner != owner }
+            count.store(state.tasks.count, ordering: .releasing)
+        }
+    }
+
+    /// Lets go of every task that joined `lane` by being started (its run is over); tasks a loop took in stay its.
+    static func releaseAll(lane: _TaskLane) {
+        state.withLock { state in
+            state.tasks = state.tasks.filter { $0.value.owner != nil || $0.value.lane !== lane }
             count.store(state.tasks.count, ordering: .releasing)
         }
     }
@@ -102,21 +121,20 @@ package enum _VirtualTimeTasks {
         return state.withLock { $0.tasks[task.address]?.id == task.id }
     }
 
-    private static func install(_: inout State) {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook") else { return }
-        let hook = symbol.assumingMemoryBound(to: Hook?.self)
-        let before = hook.pointee.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
-        previous.store(before, ordering: .releasing)
-        hook.pointee = { job, original in
-            if _VirtualTimeTasks.count.load(ordering: .acquiring) > 0, _VirtualTimeTasks.takesIn(job) {
-                _VirtualTimeTasks.runOnMainQueue(job)
-            } else if let previous = UnsafeRawPointer(bitPattern: _VirtualTimeTasks.previous.load(ordering: .acquiring))
-            {
-                unsafeBitCast(previous, to: Hook.self)(job, original)
-            } else {
-                original(job)
+    /// The watching lane the code running now belongs to, and where it runs ("the test body", "task N of the run", "a
+    /// thread the loop did not start"): the lane bound to the current task (`_TaskLane.current`), or the lane of the
+    /// current task's entry. `nil` for code of no watching run.
+    package static func laneOfCurrentCode() -> (lane: _TaskLane, context: String)? {
+        let task = currentTask
+        let lane =
+            _TaskLane.current
+            ?? task.flatMap { task in
+                state.withLock { state in state.tasks[task.address].flatMap { $0.id == task.id ? $0.lane : nil } }
             }
-        }
+        guard let lane, lane.isActive else { return nil }
+        guard let task else { return (lane, "a thread the loop did not start") }
+        if lane.isDriver(task.id) { return (lane, "the test body") }
+        return (lane, lane.number(ofTask: task.id).map { "task \($0) of the run" } ?? "a task outside the run")
     }
 
     /// Jobs of taken-in tasks enqueued on the main queue and not yet run.
@@ -128,8 +146,12 @@ package enum _VirtualTimeTasks {
     /// Runs `job` in a block of the main queue, as the main actor's executor: the same FIFO as `TestLoop`'s rounds
     /// (Swift's main-executor enqueues are a lane of their own that a dispatch block can overtake), and counted, so
     /// the stepping knows when it has run. Running as the main executor also keeps the task's hop back to main-actor
-    /// code inline, instead of one more enqueue.
-    private static func runOnMainQueue(_ job: UnownedJob) {
+    /// code inline, instead of one more enqueue — which for a job held for an exploration run keeps that code under
+    /// the schedule, as main-actor enqueues cannot be (see `_VirtualTimeTasks+Hooks.swift`). The price: a job of
+    /// `nonisolated` code first switches back to the global executor (one more enqueue and choice, no step of its own).
+    /// Running it as the global executor instead (`runSynchronously(on:)` a task executor) was tried: its task's next
+    /// enqueues then go to that task executor, past the hook, and the runs stop being deterministic. Thread-safe.
+    package static func runOnMainQueue(_ job: UnownedJob) {
         pending.withLock { $0 += 1 }
         DispatchQueue.main.async {
             job.runSynchronously(on: MainActor.sharedUnownedExecutor)
@@ -137,21 +159,41 @@ package enum _VirtualTimeTasks {
         }
     }
 
-    /// Whether `job` belongs to a taken-in task: a job of a task is the task itself, so its address is the task's;
-    /// a matching address with another id is a freed task's, now reused, and its entry is dropped.
-    private static func takesIn(_ job: UnownedJob) -> Bool {
+    /// Takes `job` (enqueued for the global executor) over if it belongs to a taken-in task or joins a watching lane:
+    /// holds it in its lane, or runs it on the main queue. Returns whether it took the job. Called by the hook, on the
+    /// enqueuing thread.
+    static func intercept(_ job: UnownedJob) -> Bool {
+        let id = _jobTaskID(job)
+        guard id != 0 else { return false }
         let address = unsafeBitCast(job, to: UnsafeRawPointer.self)
-        return state.withLock { state in
-            guard let entry = state.tasks[address] else { return false }
-            if entry.id == _jobTaskID(job) { return true }
+        let known: Entry? = state.withLock { state in
+            guard let entry = state.tasks[address] else { return nil }
+            if entry.id == id { return entry }
+            // A freed task's entry, its address now reused.
             state.tasks[address] = nil
             count.store(state.tasks.count, ordering: .releasing)
-            return false
+            return nil
         }
+        if let known {
+            if let lane = known.lane, lane.hold(job, taskID: id) { return true }
+            runOnMainQueue(job)
+            return true
+        }
+        // A task started by code of a watching run joins its lane.
+        guard _TaskLane.watching.load(ordering: .relaxed) > 0, let lane = laneOfCurrentCode()?.lane,
+            lane.mayAdopt(taskID: id)
+        else { return false }
+        state.withLock { state in
+            state.tasks[address] = Entry(id: id, owner: nil, lane: lane)
+            count.store(state.tasks.count, ordering: .releasing)
+        }
+        if lane.hold(job, taskID: id) { return true }
+        runOnMainQueue(job)
+        return true
     }
 }
 
 /// The id of `job`'s task (0 for a job that is not a task): the runtime's exported query, which the standard library
 /// itself declares this way for `UnownedJob`'s description.
 @_silgen_name("swift_task_getJobTaskId")
-private func _jobTaskID(_ job: UnownedJob) -> UInt64
+func _jobTaskID(_ job: UnownedJob) -> UInt64

@@ -28,6 +28,8 @@ package enum _ReadyKind: String, Sendable {
     case post
     case timer
     case settle
+    /// A job of a task of an exploration run (`_TaskLane`), asked by `TestLoop`'s async stepping.
+    case task
 }
 
 /// One ready item, as an order sees it. A value; thread-safe.
@@ -36,11 +38,15 @@ package struct _ReadyCandidate: Sendable, Equatable {
     package var id: UInt64
     /// Where the item comes from.
     package var site: LoopSite
+    /// What names the item in a schedule's log, after its kind, instead of its site (a task's number in its run: `"2"`);
+    /// `nil` to name it by its site.
+    package var name: String?
 
     /// Creates a candidate. Callable from any thread.
-    package init(id: UInt64, site: LoopSite) {
+    package init(id: UInt64, site: LoopSite, name: String? = nil) {
         self.id = id
         self.site = site
+        self.name = name
     }
 
     /// The identity of `object`, for ``id``. Callable from any thread.
