@@ -35,6 +35,10 @@ extension TestLoop {
     /// The async `runUntilIdle(maxIterations:)`, telling its caller whether the loop kept itself busy (reported), so
     /// that `advance` stops there instead of stepping a livelock forever.
     private func runUntilQuiet(maxIterations: Int, caller: StaticString) async -> Steps {
+        // While this steps, it takes the jobs held for an exploration run's tasks; the lane's pump waits.
+        let lane = order?.schedule.lane
+        lane?.stepping(true)
+        defer { lane?.stepping(false) }
         var iterations = 0
         var rounds = 0
         var quietRounds = 0
@@ -97,22 +101,12 @@ extension TestLoop {
     }
 
     /// During an exploration run, hands one job held for the run's tasks (`_TaskLane`) to the main queue — the one the
-    /// schedule chooses among the held jobs, each named by its task's number — so that the round that follows runs it.
-    /// Returns whether it handed one over.
+    /// schedule chooses — so that the round that follows runs it. Returns whether it handed one over.
     private func runHeldTaskJob() -> Bool {
-        guard let order, let job = order.schedule.lane.take({ tasks in
-            let candidates = tasks.map { task in
-                _ReadyCandidate(id: 0x7A5C_0000_0000_0000 | UInt64(task), site: Self.taskSite, name: "\(task)")
-            }
-            return order.choose(.task, among: candidates)
-        })
-        else { return false }
+        guard let job = order?.schedule.lane.take() else { return false }
         _VirtualTimeTasks.runOnMainQueue(job)
         return true
     }
-
-    /// The site the schedule's candidates of task jobs carry (they are named by their task's number instead).
-    private static let taskSite = LoopSite(label: "task")
 
     /// One round of the main actor's queue: returns once every job enqueued on the main actor before the call
     /// (and everything those jobs enqueued before the round's end came up) has run.

@@ -61,6 +61,10 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
         self.seed = seed
         self.replaying = replaying
         generator = SeededRandomNumberGenerator(seed: seed)
+        defer {
+            // The lane's held jobs are chosen as every other ready item is; `unowned`: the schedule owns the lane.
+            lane.choose { [unowned self] tasks in self.chooseTask(among: tasks) }
+        }
         if case .pct(let depth) = strategy {
             let steps = max(expectedSteps, 1)
             changePoints = (0..<max(depth - 1, 0)).map { _ in Int(generator.next() % UInt64(steps)) }
@@ -105,6 +109,18 @@ public final class TestSchedule: @unchecked Sendable, CustomStringConvertible {
     }
 
     static let replayPrefix = "mainline-schedule/1"
+
+    /// Chooses which held job of the run's tasks runs next, among jobs of `tasks` (their numbers in the run, in the
+    /// order they were held), and records it.
+    private func chooseTask(among tasks: [Int]) -> Int {
+        let candidates = tasks.map { task in
+            _ReadyCandidate(id: 0x7A5C_0000_0000_0000 | UInt64(task), site: Self.taskSite, name: "\(task)")
+        }
+        return choose(.task, among: candidates)
+    }
+
+    /// The site the candidates of task jobs carry (they are named by their task's number instead).
+    private static let taskSite = LoopSite(label: "task")
 
     /// Chooses one of `candidates` (see `_ReadyOrder.choose(_:among:)`) and records it.
     func choose(_ kind: _ReadyKind, among candidates: [_ReadyCandidate]) -> Int {

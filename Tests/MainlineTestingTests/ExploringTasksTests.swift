@@ -98,6 +98,28 @@ struct ExploringTasksTests {
         #expect(await started?.value == 42, "its held job was handed to the main actor when the run ended")
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aBodyThatAwaitsTasksItStartedWithoutSteppingGetsTheirValuesInTheSchedulesOrder() async {
+        var orders: Set<[Int]> = []
+        let result = await explore(seeds: 0..<30, strategy: .random) { schedule in
+            _ = TestLoop(schedule: schedule)
+            let ledger = Ledger()
+            let tasks = (0..<3).map { index in
+                Task.detached {
+                    await Self.step()
+                    ledger.append(index)
+                    return index
+                }
+            }
+            var values: [Int] = []
+            for task in tasks { values.append(await task.value) }
+            #expect(values == [0, 1, 2])
+            orders.insert(ledger.values)
+        }
+        #expect(result.failingSeed == nil && result.isDeterministic)
+        #expect(orders.count > 1, "held for the run, the tasks still ran in the schedule's order")
+    }
+
     @Test func tasksStartedOutsideAnExplorationAreLeftToTheRuntime() async {
         let loop = TestLoop()
         let ledger = Ledger()

@@ -16,6 +16,9 @@ import Dispatch
 ///   held task resumed from outside the run (it waited on real I/O or a thread) are recorded (``note(_:_:)``), and
 ///   `explore` fails the run with them — unless the code said so (``allowance``, `outsideVirtualTime`).
 ///
+/// While the run's code awaits something other than a step (a task's value, a continuation), no loop takes the held
+/// jobs: then the lane runs them itself, one per block of the main queue, in the order the schedule chooses (``pump()``).
+///
 /// When the run ends (``finish()``) the lane stops watching and hands the jobs it still holds to the main queue, so no
 /// task is kept forever; its tasks then run as any virtual-time task does.
 ///
@@ -51,9 +54,21 @@ package final class _TaskLane: @unchecked Sendable {
     /// Tasks inside `outsideVirtualTime`: their resumptions from outside the run are not escapes.
     private var allowedTasks: [UInt64: Int] = [:]
     private var escapes: [_Escape] = []
+    /// How many async steps of the run's test loops are running: while one is, it takes the held jobs (``take()``).
+    private var stepping = 0
+    /// Whether a ``pump()`` block is on the main queue.
+    private var pumpQueued = false
+    /// Chooses among held jobs, given their tasks' numbers in the order they were held; returns an index. Set once, by
+    /// the schedule that owns the lane, before the lane watches.
+    private var chooser: (@Sendable ([Int]) -> Int)?
 
     /// Creates a lane that is not watching yet. Callable from any thread.
     package init() {}
+
+    /// Sets what chooses among held jobs (the owning schedule; the first job when unset).
+    package func choose(with chooser: @escaping @Sendable ([Int]) -> Int) {
+        lock.withLock { self.chooser = chooser }
+    }
 
     /// Starts watching: the run's body runs in task `driver`; tasks with ids above `firstTaskID` may join when started.
     package func begin(driver: UInt64, firstTaskID: UInt64) {
@@ -94,16 +109,22 @@ package final class _TaskLane: @unchecked Sendable {
     /// Whether task `id` is the run's driver.
     func isDriver(_ id: UInt64) -> Bool { lock.withLock { id == driver } }
 
-    /// Holds `job` of task `taskID` until the stepping takes it; `false` once the lane has finished (the caller runs
-    /// it as before). A job enqueued from off the main actor is the task coming back from outside the run: an escape,
-    /// unless the task is inside `outsideVirtualTime`.
+    /// Holds `job` of task `taskID` until the stepping takes it; `false` when the caller runs it at once instead (on
+    /// the main queue, FIFO): once the lane has finished, and for a job enqueued from off the main actor — the task
+    /// coming back from outside the run (real I/O, a thread, a real sleep), which no schedule orders and which the code
+    /// that waits for it may not step for. Coming back from outside is an escape, unless the task is inside
+    /// `outsideVirtualTime`.
     func hold(_ job: UnownedJob, taskID: UInt64) -> Bool {
         let fromOutside = !_RunningLoop.isOnMainActor
         return lock.withLock {
             guard isWatching else { return false }
             let number = numberLocked(taskID)
-            held.append((job, number))
-            if fromOutside && allowedTasks[taskID] == nil {
+            guard fromOutside else {
+                held.append((job, number))
+                queuePumpLocked()
+                return true
+            }
+            if allowedTasks[taskID] == nil {
                 escapes.append(
                     _Escape(
                         kind: .realWait,
@@ -112,7 +133,7 @@ package final class _TaskLane: @unchecked Sendable {
                     )
                 )
             }
-            return true
+            return false
         }
     }
 
@@ -129,14 +150,46 @@ package final class _TaskLane: @unchecked Sendable {
     /// Whether a job is held.
     package var hasHeldJobs: Bool { lock.withLock { !held.isEmpty } }
 
-    /// Takes one held job: `choose` is given the held jobs' task numbers in the order they were held (the first is what
-    /// a FIFO runs) and returns an index. `nil` when nothing is held. Call it where the lane's loops run (main actor).
-    package func take(_ choose: ([Int]) -> Int) -> UnownedJob? {
-        let tasks: [Int] = lock.withLock { held.map(\.task) }
+    /// Takes one held job, the one the lane's chooser picks; `nil` when nothing is held. Call it where the lane's
+    /// loops run (the main actor).
+    package func take() -> UnownedJob? {
+        let (tasks, chooser): ([Int], (@Sendable ([Int]) -> Int)?) = lock.withLock { (held.map(\.task), self.chooser) }
         guard !tasks.isEmpty else { return nil }
-        let index = min(max(choose(tasks), 0), tasks.count - 1)
-        // Only this caller removes (held jobs are only appended meanwhile), so the index still names the same job.
+        let index = min(max(chooser?(tasks) ?? 0, 0), tasks.count - 1)
+        // Only the main actor removes (held jobs are only appended meanwhile), so the index still names the same job.
         return lock.withLock { index < held.count ? held.remove(at: index).job : nil }
+    }
+
+    /// A test loop's async step begins (`true`) or ends: while any runs, held jobs wait for it to take them. When the
+    /// last ends with jobs still held, the pump takes over.
+    package func stepping(_ begins: Bool) {
+        lock.withLock {
+            stepping += begins ? 1 : -1
+            if stepping == 0 && !held.isEmpty { queuePumpLocked() }
+        }
+    }
+
+    /// Queues a ``pump()`` on the main queue unless one is queued. Call it with the lock held.
+    private func queuePumpLocked() {
+        guard !pumpQueued else { return }
+        pumpQueued = true
+        DispatchQueue.main.async { self.pump() }
+    }
+
+    /// Runs one held job — the chooser's pick — when no test loop is stepping: the run's code is waiting on something
+    /// else (a task's value, a continuation), and the held tasks are what it waits for. Queues itself again while jobs
+    /// are held. Runs in a block of the main queue, as the main actor's executor (`_VirtualTimeTasks.runOnMainQueue`).
+    ///
+    /// Without it, a body that awaits a task it started (`await task.value`) without stepping a loop would wait
+    /// forever: the task's jobs would be held for a step that never comes.
+    private func pump() {
+        let idle: Bool = lock.withLock {
+            pumpQueued = false
+            return stepping == 0 && isWatching
+        }
+        guard idle, let job = take() else { return }
+        job.runSynchronously(on: MainActor.sharedUnownedExecutor)
+        lock.withLock { if !held.isEmpty { queuePumpLocked() } }
     }
 
     /// Marks task `taskID` as inside `outsideVirtualTime` (`entering`), or as having left it.
