@@ -4,9 +4,10 @@ import MainlineLoopCore
 /// every choice it made: what `explore(seeds:strategy:checksDeterminism:sourceLocation:_:)` varies to find order
 /// bugs, and what a replay line (``replayLine``) reproduces.
 ///
-/// Where more than one piece of work is ready and either order is allowed — posts from different threads (each
-/// thread's own posts stay in posting order), timers due at the same instant, settle notifications of the same height
-/// in one round — a loop created with `TestLoop(schedule:)` asks its schedule which runs next:
+/// Where more than one piece of work is ready and either order is allowed — posts from different producers (threads
+/// or tasks; each producer's own posts stay in posting order), timers due at the same instant, settle notifications of
+/// the same height in one round, and, during `explore`, the jobs of the run's tasks (see <doc:FindingOrderBugs>) — a
+/// loop created with `TestLoop(schedule:)` asks its schedule which runs next:
 ///
 /// - ``fifo``: the order a real loop uses (posting, scheduling, request order).
 /// - ``random(seed:)``: a uniformly random ready item at every choice.

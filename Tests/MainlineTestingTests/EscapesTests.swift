@@ -44,7 +44,11 @@ struct EscapesTests {
             try await real.clock.sleep(until: soon)
         }
         #expect(result?.failingSeed == 0)
-        #expect(messages.contains { $0.contains("slept on a real clock: LoopClock.sleep(until:)") && $0.contains("in the test body") })
+        #expect(
+            messages.contains {
+                $0.contains("slept on a real clock: LoopClock.sleep(until:)") && $0.contains("in the test body")
+            }
+        )
     }
 
     @Test func aTaskSleepingOnTheContinuousClockIsWokenFromOutsideTheRunAndFailsIt() async {
@@ -59,7 +63,11 @@ struct EscapesTests {
             await slept.wait()
         }
         #expect(result?.failingSeed == 0)
-        #expect(messages.contains { $0.contains("waited on something outside virtual time: task 1 of the run was resumed from outside it") })
+        #expect(
+            messages.contains {
+                $0.contains("waited on something outside virtual time: task 1 of the run was resumed from outside it")
+            }
+        )
     }
 
     @Test func postingFromAThreadTheLoopDidNotStartFailsTheRunAndNamesThePost() async {
@@ -74,7 +82,13 @@ struct EscapesTests {
             await loop.runUntilIdle()
         }
         #expect(result?.failingSeed == 0)
-        #expect(messages.contains { $0.contains("posted from a thread the loop did not start: a post at MainlineTestingTests/EscapesTests.swift:") })
+        #expect(
+            messages.contains {
+                $0.contains(
+                    "posted from a thread the loop did not start: a post at MainlineTestingTests/EscapesTests.swift:"
+                )
+            }
+        )
     }
 
     @Test func aTaskResumedFromOutsideTheRunFailsIt() async {
@@ -93,7 +107,11 @@ struct EscapesTests {
             await loop.runUntilIdle()
         }
         #expect(result?.failingSeed == 0)
-        #expect(messages.contains { $0.contains("waited on something outside virtual time: task 1 of the run was resumed from outside it") })
+        #expect(
+            messages.contains {
+                $0.contains("waited on something outside virtual time: task 1 of the run was resumed from outside it")
+            }
+        )
     }
 
     @Test func saidEscapesPassAndTheRunIsNotFailed() async {
