@@ -61,9 +61,6 @@ public func explore(
     // PCT places its change points among the steps it expects: as many as the longest run so far had choices.
     var expectedSteps = 64
     func run(_ seed: UInt64) async -> (schedule: TestSchedule, failure: String?) {
-        // One run per turn of the main actor: a test's hundreds of runs would otherwise hold it for seconds (minutes
-        // under ThreadSanitizer) while every other main-actor test of the process waits.
-        await Task.yield()
         let schedule = TestSchedule(strategy: strategy, seed: seed, expectedSteps: expectedSteps)
         let failure = await _exploreRun(schedule, sourceLocation: sourceLocation, body)
         result.runs += 1
@@ -150,7 +147,9 @@ func _exploreRun(
     _ body: @MainActor (TestSchedule) async throws -> Void
 ) async -> String? {
     // Tasks created before the run have smaller ids than this one's: only tasks newer than the run can be the run's.
-    let firstTaskID = await Task.detached { _VirtualTimeTasks.currentTaskID ?? 0 }.value
+    // Awaiting it on the main actor is also a turn of the main actor between runs: a test's hundreds of runs would
+    // otherwise hold it for seconds (minutes under ThreadSanitizer) while every other main-actor test waits.
+    let firstTaskID = await Task { @MainActor in _VirtualTimeTasks.currentTaskID ?? 0 }.value
     return await _runRecordingIssues(sourceLocation: sourceLocation) {
         let lane = schedule.lane
         lane.begin(driver: _VirtualTimeTasks.currentTaskID ?? 0, firstTaskID: firstTaskID)
