@@ -14,14 +14,34 @@ struct EscapesTests {
         of body: @MainActor (TestSchedule) async throws -> Void
     ) async -> (result: ExploreResult?, messages: [String]) {
         var result: ExploreResult?
-        let messages = Messages()
+        let messages = Recorded<String>()
         await withKnownIssue {
             result = await explore(seeds: 0..<3, strategy: .random, checksDeterminism: false, body)
         } matching: { issue in
             messages.add(issue)
             return true
         }
-        return (result, messages.all)
+        return (result, messages.values)
+    }
+
+    /// Runs `body` on a thread the test starts, and returns once it has run.
+    static func fromAThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                body()
+                done.resume()
+            }
+        }
+    }
+
+    /// Runs `body` on a thread of Dispatch's pool, and returns once it has run.
+    static func fromDispatchsPool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                body()
+                done.resume()
+            }
+        }
     }
 
     @Test func readingTheMainLoopsRealClockFailsTheRun() async {
@@ -73,12 +93,7 @@ struct EscapesTests {
     @Test func postingFromAThreadTheLoopDidNotStartFailsTheRunAndNamesThePost() async {
         let (result, messages) = await Self.issues { schedule in
             let loop = TestLoop(schedule: schedule)
-            await withCheckedContinuation { (posted: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread {
-                    loop.post {}
-                    posted.resume()
-                }
-            }
+            await Self.fromAThreadOfItsOwn { loop.post {} }
             await loop.runUntilIdle()
         }
         #expect(result?.failingSeed == 0)
@@ -98,12 +113,7 @@ struct EscapesTests {
             Task.detached { await waiting.wait() }
             await loop.runUntilIdle()
             // A thread of Dispatch's pool resumes the waiting task, as real I/O would.
-            await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    waiting.resume()
-                    resumed.resume()
-                }
-            }
+            await Self.fromDispatchsPool { waiting.resume() }
             await loop.runUntilIdle()
         }
         #expect(result?.failingSeed == 0)
@@ -120,21 +130,11 @@ struct EscapesTests {
             let wall = outsideVirtualTime("the test compares with wall time") { MainLoop.main.now }
             #expect(wall.nanoseconds > 0)
             try? await outsideVirtualTime("a real pause, on purpose") { try await Task.sleep(for: .milliseconds(1)) }
-            await withCheckedContinuation { (posted: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread {
-                    outsideVirtualTime("a worker of the fixture") { loop.post {} }
-                    posted.resume()
-                }
-            }
+            await Self.fromAThreadOfItsOwn { _ = outsideVirtualTime("a worker of the fixture") { loop.post {} } }
             let waiting = Handoff()
             Task.detached { await outsideVirtualTime("waits on the real world") { await waiting.wait() } }
             await loop.runUntilIdle()
-            await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    waiting.resume()
-                    resumed.resume()
-                }
-            }
+            await Self.fromDispatchsPool { waiting.resume() }
             await loop.runUntilIdle()
         }
         #expect(result.failingSeed == nil)
@@ -144,12 +144,7 @@ struct EscapesTests {
         let loop = TestLoop()
         _ = MainLoop.main.now
         try? await Task.sleep(for: .milliseconds(1))
-        await withCheckedContinuation { (posted: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                loop.post {}
-                posted.resume()
-            }
-        }
+        await Self.fromAThreadOfItsOwn { loop.post {} }
         await loop.runUntilIdle()
         #expect(loop.postsRun == 1, "the post from the thread ran, and nothing was reported")
     }

@@ -20,7 +20,7 @@ struct ExploreTests {
 
     @Test func exploringStopsAtTheFirstFailingSeedWithALineThatReplaysItExactly() async throws {
         var result: ExploreResult?
-        let message = Messages()
+        let message = Recorded<String>()
         await withKnownIssue {
             result = await explore(seeds: 0..<100, strategy: .random) { schedule in
                 #expect(Self.loadThenRender(TestLoop(schedule: schedule)))
@@ -74,7 +74,7 @@ struct ExploreTests {
     @Test func aBodyThatDoesNotRepeatItselfUnderOneScheduleIsReportedAsNotDeterministic() async {
         Self.runs = 0
         var result: ExploreResult?
-        let message = Messages()
+        let message = Recorded<String>()
         await withKnownIssue {
             result = await explore(seeds: 0..<10, strategy: .random) { schedule in
                 let loop = TestLoop(schedule: schedule)
@@ -99,33 +99,5 @@ struct ExploreTests {
         }
         #expect(result.isDeterministic)
         #expect(result.failingSeed == nil)
-    }
-}
-
-/// The issues a known-issue matcher saw, for the test to read afterwards. Thread-safe (the matcher may be called on
-/// any thread).
-final class Messages: @unchecked Sendable {
-    // @unchecked Sendable: `seen` is protected by `lock`.
-    private let lock = NSLock()
-    private var seen: [String] = []
-
-    func add(_ issue: Issue) {
-        lock.lock()
-        defer { lock.unlock() }
-        seen.append(String(describing: issue))
-    }
-
-    /// Every issue seen, described.
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return seen
-    }
-
-    /// The first issue seen, described; empty when none was.
-    var first: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return seen.first ?? ""
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MainlineTesting
 import Testing
 
@@ -10,7 +9,7 @@ struct ExploringTasksTests {
     /// The order in which three detached tasks, started one after another, ran.
     static func startOrder(_ schedule: TestSchedule) async -> [Int] {
         let loop = TestLoop(schedule: schedule)
-        let ledger = Ledger()
+        let ledger = Recorded<Int>()
         for index in 0..<3 { Task.detached { ledger.append(index) } }
         await loop.runUntilIdle()
         return ledger.values
@@ -41,7 +40,7 @@ struct ExploringTasksTests {
     /// start (the real loop's), it did.
     static func renderAfterLoad(_ schedule: TestSchedule) async {
         let loop = TestLoop(schedule: schedule)
-        let state = Ledger()
+        let state = Recorded<Int>()
         Task.detached { state.append(1) }
         Task.detached { state.append(state.values == [1] ? 2 : -2) }
         await loop.runUntilIdle()
@@ -69,7 +68,7 @@ struct ExploringTasksTests {
         var orders: Set<[Int]> = []
         let result = await explore(seeds: 0..<40, strategy: .random) { schedule in
             let loop = TestLoop(schedule: schedule)
-            let ledger = Ledger()
+            let ledger = Recorded<Int>()
             for index in 0..<2 {
                 Task.detached {
                     ledger.append(index)
@@ -103,7 +102,7 @@ struct ExploringTasksTests {
         var orders: Set<[Int]> = []
         let result = await explore(seeds: 0..<30, strategy: .random) { schedule in
             _ = TestLoop(schedule: schedule)
-            let ledger = Ledger()
+            let ledger = Recorded<Int>()
             let tasks = (0..<3).map { index in
                 Task.detached {
                     await Self.step()
@@ -122,29 +121,10 @@ struct ExploringTasksTests {
 
     @Test func tasksStartedOutsideAnExplorationAreLeftToTheRuntime() async {
         let loop = TestLoop()
-        let ledger = Ledger()
+        let ledger = Recorded<Int>()
         await Task.detached { ledger.append(1) }.value
         await loop.runUntilIdle()
         #expect(ledger.values == [1])
         #expect(loop.schedule == nil)
-    }
-}
-
-/// What a test's tasks did, in order. Thread-safe.
-final class Ledger: @unchecked Sendable {
-    // @unchecked Sendable: `recorded` is protected by `lock`.
-    private let lock = NSLock()
-    private var recorded: [Int] = []
-
-    func append(_ value: Int) {
-        lock.lock()
-        recorded.append(value)
-        lock.unlock()
-    }
-
-    var values: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
     }
 }
