@@ -254,8 +254,8 @@ package final class _ObserverEntry<Observer>: @unchecked Sendable {
     /// Where the entry sits in its list's `entries`; -1 once it left the list.
     @exclusivity(unchecked) @usableFromInline var index: Int
     /// Set when the observation ends, from any thread; a round skips the entry from then on.
-    // An `UnsafeAtomic` (destroyed in `deinit`) rather than a `ManagedAtomic`: a round read a generic
-    // `ManagedAtomic`'s storage through an indirect call per observer (Benchmarks/HISTORY.md, fan-out).
+    // An `UnsafeAtomic` (destroyed in `deinit`) rather than a `ManagedAtomic`: a round would read a generic
+    // `ManagedAtomic`'s storage through an indirect call per observer (Benchmarks/HISTORY.md, "Speed").
     @usableFromInline let ended = UnsafeAtomic<Bool>.create(false)
 
     @usableFromInline

@@ -57,7 +57,7 @@ package final class _UVEngine: @unchecked Sendable {
 
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The client; set once by ``attach(_:)`` before the engine first runs. Unowned: the client owns the engine.
     @exclusivity(unchecked) private unowned(unsafe) var client: (any _UVEngineClient)?
     /// What the uv timer is armed for (nanoseconds on the loop clock), or `nil`.

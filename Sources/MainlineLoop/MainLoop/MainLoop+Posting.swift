@@ -100,7 +100,7 @@ extension MainLoop {
     // operations, about half of a post. For the main loop, the inlined code only reads `isMain` and calls a free
     // function (a static method would cost the caller a metadata access; a `Self` would keep `_post` from being
     // inlined), which reaches `main` inside this module, where a `let` global is borrowed, not retained: no reference
-    // counting on the loop at all. Any other loop (the package's tests make their own) is posted to as before.
+    // counting on the loop at all. Any other loop (the package's tests make their own) is posted to directly.
 
     /// Posts `body` from `site`: the one path of every post and try-post of this loop. Thread-safe.
     @inlinable @inline(__always)

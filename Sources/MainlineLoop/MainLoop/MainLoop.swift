@@ -63,7 +63,8 @@ public final class MainLoop: Loop, @unchecked Sendable {
     public static let main = MainLoop(isMain: true)
 
     package let core: _LoopCore
-    /// Whether this is ``main``: a post to it goes through `MainLoop._postToMain(_:site:)` (see `MainLoop+Posting.swift`).
+    /// Whether this is ``main``: a post to it goes through `_postToMainLoop(_:site:)` (see `MainLoop+Posting.swift`).
+    /// Thread-safe.
     @usableFromInline let isMain: Bool
     let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.

@@ -16,7 +16,7 @@ final class _GuestPump: @unchecked Sendable {
     // actor (all handlers run on the main queue), and `start()` runs before any handler can.
     // unowned(unsafe): the driver owns the pump and outlives its activity — `finish()` and `detach()` clear `isActive`
     // before the driver can go, and every use of `driver` comes after a check of `isActive`. A safe unowned reference
-    // cost an atomic retain and release per use, several per pump.
+    // would cost an atomic retain and release per use, several per pump.
     private unowned(unsafe) let driver: _MainLoopDriver
     private let readSource: DispatchSourceRead
     private let timerSource: DispatchSourceTimer
@@ -24,7 +24,7 @@ final class _GuestPump: @unchecked Sendable {
     private let wakeSource: DispatchSourceUserDataOr
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// When the timer source is armed to fire, in `DispatchTime.uptimeNanoseconds`.
     @exclusivity(unchecked) @MainActor private var timerArmedFor: UInt64?
     @exclusivity(unchecked) @MainActor private var isPumpQueued = false

@@ -34,7 +34,7 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
 
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// Whether an iteration (`uv_run`) is on the stack.
     @exclusivity(unchecked) private(set) var isIterating = false
     /// Whether shutdown has begun (handles are closing).

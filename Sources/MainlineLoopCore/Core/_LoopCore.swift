@@ -23,7 +23,7 @@ package final class _LoopCore {
     package nonisolated let serviceContext = _ServiceContextSwitch()
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The work budgets of one iteration.
     @exclusivity(unchecked) package var budgets: LoopBudgets {
         didSet {

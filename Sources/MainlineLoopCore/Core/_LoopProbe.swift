@@ -42,7 +42,7 @@ package final class _LoopProbe: @unchecked Sendable {
     package let recorder: LoopFlightRecorder
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The watchdog's stamp, while a watchdog watches the loop (an inspector reads it through the recorder).
     @exclusivity(unchecked) package var monitor: _StallMonitor? {
         didSet { recorder.monitorForInspection = monitor }

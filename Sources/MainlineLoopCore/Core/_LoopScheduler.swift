@@ -32,7 +32,7 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let recorder: LoopFlightRecorder
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
     @exclusivity(unchecked) package var postsPerIteration: Int
     /// Which ready item runs next where the rules allow several orders; `nil` (a real loop): stored order. Set only by

@@ -12,7 +12,7 @@ package final class _SettleQueue {
 
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// Entries of the current round by height. Heights are small (0 for sources, +1 per derived layer).
     @exclusivity(unchecked) private var buckets: [[Entry]] = []
     /// Requests made during a round at or below the height being delivered: they wait for the next round.

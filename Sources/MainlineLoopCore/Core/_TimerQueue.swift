@@ -13,7 +13,7 @@
 package final class _TimerQueue {
     // Unchecked exclusivity: main-actor state that no access holds across a call out — the heap's `isLive` only reads,
     // and its `discard` releases only dead tasks, whose bodies were already released, so no user code runs inside an
-    // access. The dynamic checks were a measurable part of scheduling a timer (Benchmarks/HISTORY.md, timers).
+    // access. The dynamic checks were a measurable part of scheduling a timer (Benchmarks/HISTORY.md, "Speed").
     @exclusivity(unchecked) private var heap = _DeadlineHeap<Unmanaged<ScheduledTask>>()
 
     nonisolated init() {}

@@ -7,7 +7,7 @@ package final class _RecorderPen: @unchecked Sendable {
 
     // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
     // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
-    // part of an iteration (Benchmarks/HISTORY.md, the hand-off).
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The ring the loop writes (set by the recorder, replaced when its size changes).
     @exclusivity(unchecked) var ring: _RecorderRing?
 

@@ -39,7 +39,7 @@ public final class ScheduledTask: @unchecked Sendable {
 
     // Unchecked exclusivity, here and below: main-actor state (or, for `state`, state under a lock) that no access
     // holds across a call out; the dynamic checks were a measurable part of scheduling a timer (Benchmarks/HISTORY.md,
-    // timers).
+    // "Speed").
 
     /// When the task fires next (for a task that has fired or was cancelled: when it was last due). Must be read on
     /// the main actor.
