@@ -57,7 +57,7 @@ public final class ScheduledTask: @unchecked Sendable {
     @exclusivity(unchecked) @MainActor package var body: Body?
     /// Position in the scheduling order; ties between equal deadlines go to the lower sequence number.
     @exclusivity(unchecked) @MainActor package var sequence: UInt64 = 0
-    /// The queue whose heap holds the task, read only while ``isInHeap``: a queue clears `isInHeap` of every task it
+    /// The queue whose heap holds the task, read only while `isInHeap`: a queue clears `isInHeap` of every task it
     /// still holds before it goes (`_TimerQueue`'s isolated deinit), so the reference is never read once it dangles.
     // unowned(unsafe), not weak: a weak reference costs an atomic increment of the queue's side table per scheduled
     // timer and a decrement per freed task. Safe by the rule above.
