@@ -15,8 +15,9 @@ final class _GuestPump: @unchecked Sendable {
     // @unchecked Sendable: the sources are thread-safe dispatch objects; every `var` is protected by the main
     // actor (all handlers run on the main queue), and `start()` runs before any handler can.
     // unowned(unsafe): the driver owns the pump and outlives its activity — `finish()` and `detach()` clear `isActive`
-    // before the driver can go, and every use of `driver` comes after a check of `isActive`. A safe unowned reference
-    // would cost an atomic retain and release per use, several per pump.
+    // before the driver can go, and every use of `driver` comes after a check of `isActive`. (The loop that owns the
+    // driver is `MainLoop.main`, which never goes, or a package test's own loop, stopped before it is released.) A safe
+    // unowned reference would cost an atomic retain and release per use, several per pump.
     private unowned(unsafe) let driver: _MainLoopDriver
     private let readSource: DispatchSourceRead
     private let timerSource: DispatchSourceTimer
