@@ -38,6 +38,18 @@ struct ScheduledTaskCancellationTests {
         #expect(task.firings == 0)
     }
 
+    @Test func aTaskThatOutlivesItsLoopHasLeftTheLoopsTimersAndCancelsWithoutReachingThem() {
+        var loop: TestLoop? = TestLoop()
+        let task = loop!.schedule(after: .seconds(1)) {}
+        weak var timers = loop!.core.timers
+        loop = nil
+        #expect(timers == nil, "the loop's timers went with it")
+        // The task's reference to the timers is unowned: it may only be read while the task is in their heap.
+        #expect(!task.isInHeap && task.queue == nil, "the timers told the task it left them before they went")
+        task.cancel()
+        #expect(task.isCancelled)
+    }
+
     @Test func cancelOnTheMainActorReleasesTheBodyAtOnce() {
         let loop = TestLoop()
         let released = _Locked<Bool?>(nil)

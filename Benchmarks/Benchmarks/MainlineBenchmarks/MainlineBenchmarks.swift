@@ -38,9 +38,9 @@ let benchmarks: @Sendable () -> Void = {
         }
         registerCFloorPostThroughput(producers: producers, label: label)
         // The same posts through a loop each producer holds in a local: what calling `MainLoop.main.post` costs beyond
-        // the queue. The caller's code retains and releases `MainLoop.main` around every call (Swift keeps another
-        // module's global object alive for the duration of a method call), two atomic operations per post that no
-        // library code can remove.
+        // the queue. Swift keeps another module's global object alive for the duration of a method call, so a caller
+        // would retain and release `MainLoop.main` around every post; `MainLoop.post` is inlined and reaches the main
+        // loop through a function of its own module instead (see `MainLoop+Posting.swift`), and this row is its peer.
         Benchmark(
             "Post throughput, \(label): Mainline MainLoop.post, loop held in a local",
             configuration: postThroughputConfiguration(setup: warmUp)

@@ -175,8 +175,29 @@ final class _EventObservers {
     /// observers `simpleEventDidTrigger(event)`.
     @inline(__always)
     func notify(_ event: SimpleEventObservable) {
-        // `as!` cannot fail: events add only `SimpleEventObserver`s as objects.
-        forEach(block: { $0(event) }, object: { ($0 as! SimpleEventObserver).simpleEventDidTrigger(event) })
+        // One closure, the event passed as the round's value, rather than `forEach`'s three nested ones: a round
+        // builds the contexts of the closures its rare paths take on every trigger. The observer is handed to
+        // `tell` as an argument, borrowed from its entry: matched in place, its block would be copied out (a retain
+        // and a release per observer).
+        var sawDead = false
+        list.notify(event, next: { _ in nil }) { entry, event in Self.tell(entry.observer, event, &sawDead) }
+        if sawDead { checkForDeadObjects() }
+    }
+
+    /// Tells one observer that `event` triggered; sets `sawDead` for a weak observer that is gone.
+    @inline(__always)
+    private static func tell(_ observer: Observer, _ event: SimpleEventObservable, _ sawDead: inout Bool) {
+        switch observer {
+        case .block(let block):
+            block(event)
+        case .object(let box):
+            // `as!` cannot fail: events add only `SimpleEventObserver`s as objects.
+            if let object = box.object {
+                (object as! SimpleEventObserver).simpleEventDidTrigger(event)
+            } else {
+                sawDead = true
+            }
+        }
     }
 
     // MARK: Dead observers

@@ -136,10 +136,11 @@ package final class _ObserverList<Observer> {
         // The common case — no round running, no round requested during this one — stays small and inline; the rest
         // is out of line.
         if depth > 0 && !nestedRoundMayRun() { return }
-        depth += 1
+        // Wrapping arithmetic: the depth is bounded by the stack, so the overflow checks would only cost.
+        depth &+= 1
         round(value, call)
         if anotherRoundRequested && depth == 1 { moreRounds(after: value, next: next, call) }
-        depth -= 1
+        depth &-= 1
         if depth == 0 && tombstones > 0 { compactIfWorthIt() }
     }
 
@@ -152,7 +153,7 @@ package final class _ObserverList<Observer> {
             if let entry = entries[index], !entry.isEnded {
                 call(entry, value)
             }
-            index += 1
+            index &+= 1
         }
     }
 
@@ -253,13 +254,17 @@ package final class _ObserverEntry<Observer>: @unchecked Sendable {
     /// Where the entry sits in its list's `entries`; -1 once it left the list.
     @exclusivity(unchecked) @usableFromInline var index: Int
     /// Set when the observation ends, from any thread; a round skips the entry from then on.
-    @usableFromInline let ended = ManagedAtomic<Bool>(false)
+    // An `UnsafeAtomic` (destroyed in `deinit`) rather than a `ManagedAtomic`: a round would read a generic
+    // `ManagedAtomic`'s storage through an indirect call per observer (Benchmarks/HISTORY.md, "Speed").
+    @usableFromInline let ended = UnsafeAtomic<Bool>.create(false)
 
     @usableFromInline
     init(_ observer: Observer, index: Int) {
         self.observer = observer
         self.index = index
     }
+
+    deinit { ended.destroy() }
 
     /// Whether the observation ended. Thread-safe; relaxed, as nothing is published through the flag.
     @inlinable @inline(__always)

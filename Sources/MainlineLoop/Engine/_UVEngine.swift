@@ -55,23 +55,26 @@ package final class _UVEngine: @unchecked Sendable {
     package let owner: _UVResources.Owner
     package let instance: ObjectIdentifier?
 
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The client; set once by ``attach(_:)`` before the engine first runs. Unowned: the client owns the engine.
-    private unowned(unsafe) var client: (any _UVEngineClient)?
+    @exclusivity(unchecked) private unowned(unsafe) var client: (any _UVEngineClient)?
     /// What the uv timer is armed for (nanoseconds on the loop clock), or `nil`.
-    private var armedDeadline: Int64?
+    @exclusivity(unchecked) private var armedDeadline: Int64?
     /// Whether the idle handle runs (the poll does not block).
-    private var isKeepingAwake = false
+    @exclusivity(unchecked) private var isKeepingAwake = false
     /// Whether the next idle phase runs a post phase.
-    private var isPostPhaseRequested = false
+    @exclusivity(unchecked) private var isPostPhaseRequested = false
     /// Whether this iteration already ran a post phase (reset in the check phase).
-    private var didRunPostPhase = false
+    @exclusivity(unchecked) private var didRunPostPhase = false
     /// Whether ``beginClosing()`` has run.
-    package private(set) var isClosing = false
+    @exclusivity(unchecked) package private(set) var isClosing = false
     /// How many times the async handle's callback ran: wake-ups from other threads that reached the loop through the
     /// eventfd (for the package's tests; read it where the engine runs).
-    package private(set) var asyncCallbacks = 0
+    @exclusivity(unchecked) package private(set) var asyncCallbacks = 0
     /// What `uv_loop_close` returned, once ``closeLoop()`` ran.
-    package private(set) var loopCloseResult: Int32?
+    @exclusivity(unchecked) package private(set) var loopCloseResult: Int32?
 
     /// Creates a libuv loop and its handles. The engine does nothing until ``attach(_:)`` and a run.
     package init(owner: _UVResources.Owner, instance: ObjectIdentifier? = nil) {
@@ -166,6 +169,9 @@ package final class _UVEngine: @unchecked Sendable {
     /// Milliseconds until libuv needs to run again: 0 now, -1 not for time's sake (only on I/O).
     package var backendTimeout: Int32 {
         guard loopCloseResult == nil else { return -1 }
+        // The running idle handle makes libuv's answer 0 whatever else is pending: known without refreshing the loop's
+        // time, a clock read per iteration of a loop that keeps itself awake.
+        if isKeepingAwake, !isClosing { return 0 }
         uv_update_time(loop)
         return uv_backend_timeout(loop)
     }

@@ -63,9 +63,13 @@ public final class MainLoop: Loop, @unchecked Sendable {
     public static let main = MainLoop(isMain: true)
 
     package let core: _LoopCore
+    /// Whether this is ``main``: a post to it goes through `_postToMainLoop(_:site:)` (see `MainLoop+Posting.swift`).
+    /// Thread-safe.
+    @usableFromInline let isMain: Bool
     let lifecycle = _Locked(_Lifecycle())
     /// A main-actor cache of "the lifecycle is past `.idle`", which never becomes false again.
-    @MainActor private var hasLeftIdle = false
+    // Unchecked exclusivity: read in place on every timer scheduled, never held across a call out.
+    @exclusivity(unchecked) @MainActor private var hasLeftIdle = false
 
     /// Shows the loop to an inspector (`LoopInspector`): the registry holds this handle weakly, never the loop.
     private var inspectionHandle: _LoopInspectionHandle?
@@ -77,6 +81,7 @@ public final class MainLoop: Loop, @unchecked Sendable {
     ///   - isMain: Whether this is ``main`` (what an inspector calls it).
     package init(budgets: LoopBudgets = .default, isMain: Bool = false) {
         core = _LoopCore(budgets: budgets, loopName: "MainLoop")
+        self.isMain = isMain
         core.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
         core.clock = { _MonotonicClock.now() }
         // Written before `self` is shared; only ever called on the main actor.

@@ -14,19 +14,26 @@ import MainlineLoopCore
 final class _GuestPump: @unchecked Sendable {
     // @unchecked Sendable: the sources are thread-safe dispatch objects; every `var` is protected by the main
     // actor (all handlers run on the main queue), and `start()` runs before any handler can.
-    private unowned let driver: _MainLoopDriver
+    // unowned(unsafe): the driver owns the pump and outlives its activity — `finish()` and `detach()` clear `isActive`
+    // before the driver can go, and every use of `driver` comes after a check of `isActive`. (The loop that owns the
+    // driver is `MainLoop.main`, which never goes, or a package test's own loop, stopped before it is released.) A safe
+    // unowned reference would cost an atomic retain and release per use, several per pump.
+    private unowned(unsafe) let driver: _MainLoopDriver
     private let readSource: DispatchSourceRead
     private let timerSource: DispatchSourceTimer
     /// How other threads wake the loop: a coalescing user-data source on the main queue (see ``pumpSoon()``).
     private let wakeSource: DispatchSourceUserDataOr
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// When the timer source is armed to fire, in `DispatchTime.uptimeNanoseconds`.
-    @MainActor private var timerArmedFor: UInt64?
-    @MainActor private var isPumpQueued = false
-    @MainActor private var isActive = true
+    @exclusivity(unchecked) @MainActor private var timerArmedFor: UInt64?
+    @exclusivity(unchecked) @MainActor private var isPumpQueued = false
+    @exclusivity(unchecked) @MainActor private var isActive = true
     /// How many pumps ``pumpSoon()`` has queued (for the package's tests; one atomic add per wake-up).
     private let queuedWakeUps = ManagedAtomic(0)
     /// Whether dispatch no longer watches libuv's backend fd (so the libuv loop may be closed).
-    @MainActor private(set) var isDetachedFromBackend = false
+    @exclusivity(unchecked) @MainActor private(set) var isDetachedFromBackend = false
 
     init(driver: _MainLoopDriver) {
         self.driver = driver

@@ -32,12 +32,15 @@ final class _MainLoopDriver: _UVEngineClient, @unchecked Sendable {
     /// Called on the main actor once every handle is closed and the libuv loop is closed and freed.
     private let onFinished: @MainActor (_MainLoopDriver) -> Void
 
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// Whether an iteration (`uv_run`) is on the stack.
-    private(set) var isIterating = false
+    @exclusivity(unchecked) private(set) var isIterating = false
     /// Whether shutdown has begun (handles are closing).
     var isShuttingDown: Bool { engine.isClosing }
     /// The pump when in guest mode.
-    var guestPump: _GuestPump?
+    @exclusivity(unchecked) var guestPump: _GuestPump?
     /// What `uv_loop_close` returned (0 when every handle was closed), once the loop is closed.
     var loopCloseResult: Int32? { engine.loopCloseResult }
 

@@ -56,6 +56,9 @@ public struct LoopInstant: Hashable, Comparable, Sendable, InstantProtocol, Cust
 extension Duration {
     /// The duration in whole nanoseconds, saturating at `Int64.min`/`Int64.max` (about ±292 years).
     package var mainlineNanoseconds: Int64 {
+        // Durations under about 9.2 s in either direction fit their attoseconds in 64 bits: one 64-bit division by a
+        // constant, where `components` divides 128 bits (truncating toward zero, as the path below does).
+        if let attoseconds = Int64(exactly: attoseconds) { return attoseconds / 1_000_000_000 }
         let (seconds, attoseconds) = components
         let (fromSeconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds > 0 ? .max : .min }

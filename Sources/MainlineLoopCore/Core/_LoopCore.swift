@@ -21,8 +21,11 @@ package final class _LoopCore {
     package nonisolated let idle: _IdleQueue
     /// Whether posts and timers carry the caller's `ServiceContext` (see `_LoopCore+ServiceContext.swift`).
     package nonisolated let serviceContext = _ServiceContextSwitch()
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The work budgets of one iteration.
-    package var budgets: LoopBudgets {
+    @exclusivity(unchecked) package var budgets: LoopBudgets {
         didSet {
             if budgets.maxPendingPosts != oldValue.maxPendingPosts { posts.setLimit(budgets.maxPendingPosts) }
             scheduler.postsPerIteration = budgets.postsPerIteration
@@ -32,32 +35,33 @@ package final class _LoopCore {
     /// driver that is between iterations can wake up or re-arm.
     // nonisolated(unsafe): written once by the driver that owns the core, before the core is shared; read only
     // on the main actor.
-    package nonisolated(unsafe) var needsAttention: (@MainActor () -> Void)?
+    @exclusivity(unchecked) package nonisolated(unsafe) var needsAttention: (@MainActor () -> Void)?
     /// Called with a signal and `true` when it gains its first handler, `false` when it loses its last.
     // nonisolated(unsafe): as `needsAttention`.
-    package nonisolated(unsafe) var signalWatchDidChange: (@MainActor (LoopSignal, Bool) -> Void)?
+    @exclusivity(unchecked) package nonisolated(unsafe) var signalWatchDidChange:
+        (@MainActor (LoopSignal, Bool) -> Void)?
     /// The loop object this core serves (`MainLoop` or `TestLoop`), marked as the running loop during every phase
     /// so that ``_RunningLoop/isRunning(_:)`` can recognise its callbacks.
     // nonisolated(unsafe): written once by the loop that owns the core, in its initializer, before the core is
     // shared; read only on the main actor.
-    package nonisolated(unsafe) var owner: UnsafeRawPointer?
+    @exclusivity(unchecked) package nonisolated(unsafe) var owner: UnsafeRawPointer?
     /// The loop's clock, read by the post phase while draining with a deadline: real time for `MainLoop`, virtual
     /// time for `TestLoop`.
     // nonisolated(unsafe): as `owner`.
-    package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
+    @exclusivity(unchecked) package nonisolated(unsafe) var clock: (@MainActor () -> LoopInstant)?
     /// Whether ``shutDown()`` has run.
-    package internal(set) var isShutDown = false
+    @exclusivity(unchecked) package internal(set) var isShutDown = false
     /// How many posted jobs shutdown released unrun because the drain deadline passed.
     package var discardedAtShutdown: Int { progress.discarded }
 
     // Instrumentation (see `_LoopCore+Instrumentation.swift`), all protected by the main actor.
     /// The metrics of the iteration in progress; `nil` when the loop is not instrumented. They read the phases'
     /// probe (`scheduler.probe`) once per iteration.
-    var instruments: _LoopInstruments?
+    @exclusivity(unchecked) var instruments: _LoopInstruments?
     /// Named mailboxes whose drops the instrumentation reports and the flight recorder keeps.
     var dropSources: [_DropSource] = []
     /// When the flight recorder last looked at `dropSources` (the loop's clock, nanoseconds).
-    var lastDropRecord: UInt64 = 0
+    @exclusivity(unchecked) var lastDropRecord: UInt64 = 0
     /// The phase running now and the counters a snapshot reports (the scheduler's; see `_LoopCore+Snapshot.swift`).
     package let progress: _LoopProgress
     /// Hooks run during shutdown, in registration order (protected by the main actor).
@@ -68,7 +72,7 @@ package final class _LoopCore {
     /// Settle requests from other threads, moved into `settleQueue` at the start of each settle phase.
     nonisolated let settleInbox = _SettleInbox()
     /// How many requests from other threads settle phases have taken so far.
-    package internal(set) var settleRequestsTaken = 0
+    @exclusivity(unchecked) package internal(set) var settleRequestsTaken = 0
     package let signals = _SignalRegistry()
 
     package static let logger = Logger(label: "mainline.loop")
@@ -115,7 +119,7 @@ package final class _LoopCore {
 
     /// How many timers have been scheduled so far: `TestLoop`'s async stepping compares it across a main-queue round
     /// to see whether a task it woke came back to wait on a timer (a clock sleep).
-    package internal(set) var timersArmed = 0
+    @exclusivity(unchecked) package internal(set) var timersArmed = 0
 
     /// How many posts wait for a later post phase (a job that is running is no longer waiting).
     var postsWaitingCount: Int { posts.pendingOnLoop }

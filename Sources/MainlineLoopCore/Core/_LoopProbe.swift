@@ -40,12 +40,15 @@ package final class _LoopProbe: @unchecked Sendable {
     package let progress = _LoopProgress()
     /// The loop's flight recorder. Reading it is thread-safe.
     package let recorder: LoopFlightRecorder
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The watchdog's stamp, while a watchdog watches the loop (an inspector reads it through the recorder).
-    package var monitor: _StallMonitor? {
+    @exclusivity(unchecked) package var monitor: _StallMonitor? {
         didSet { recorder.monitorForInspection = monitor }
     }
     /// Whether the instruments read the phases' busy time: phases are then timed even when the recorder is off.
-    package var measuresBusy = false {
+    @exclusivity(unchecked) package var measuresBusy = false {
         didSet { _ = takeIterationTotals() }
     }
     /// The loop's clock, in nanoseconds.
@@ -53,16 +56,16 @@ package final class _LoopProbe: @unchecked Sendable {
     /// Whether ``clock`` is `CLOCK_MONOTONIC` (the watchdog's clock), so that a stamp may use its reading.
     private let clockIsMonotonic: Bool
     /// Nanoseconds the iteration spent in timed phases, while ``measuresBusy``.
-    private var busy: UInt64 = 0
+    @exclusivity(unchecked) private var busy: UInt64 = 0
     /// Whether a signal's handlers or a main-queue drain ran in the iteration, while ``measuresBusy``.
-    private var ranOtherWork = false
+    @exclusivity(unchecked) private var ranOtherWork = false
     /// Whether a phase that adds to ``busy`` is running: one that begins inside it (a `TestLoop` signal delivered by
     /// a post) is already being measured.
-    private var isMeasuringPhase = false
+    @exclusivity(unchecked) private var isMeasuringPhase = false
     /// When the last timed phase ended (the loop's clock).
-    private var lastPhaseEnd: UInt64 = 0
+    @exclusivity(unchecked) private var lastPhaseEnd: UInt64 = 0
     /// Whether the watchdog saw a stamp since the last timed phase ended: its idle time is then read from the clock.
-    private var monitorStampedUntimed = false
+    @exclusivity(unchecked) private var monitorStampedUntimed = false
 
     /// - Parameter clock: The loop's clock in nanoseconds (a `TestLoop`'s virtual time); `nil` for `CLOCK_MONOTONIC`.
     package init(recorder settings: LoopFlightRecorder.Settings, clock: (@Sendable () -> UInt64)?) {

@@ -30,15 +30,18 @@ package final class _LoopScheduler: @unchecked Sendable {
     package let progress: _LoopProgress
     /// The loop's flight recorder (the probe's). Reading it is thread-safe.
     package let recorder: LoopFlightRecorder
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The post budget of one iteration (``LoopBudgets/postsPerIteration``).
-    package var postsPerIteration: Int
+    @exclusivity(unchecked) package var postsPerIteration: Int
     /// Which ready item runs next where the rules allow several orders; `nil` (a real loop): stored order. Set only by
     /// the owning loop's initializer; read once per phase (see `_ReadyOrder`).
-    package var order: (any _ReadyOrder)?
+    @exclusivity(unchecked) package var order: (any _ReadyOrder)?
     /// Where the loop is with a drain deadline.
-    var drain = Drain.notDraining
+    @exclusivity(unchecked) var drain = Drain.notDraining
     /// Reports posted jobs released unrun at a drain deadline to the loop's metrics (after the log line).
-    package var onDiscard: ((Int) -> Void)?
+    @exclusivity(unchecked) package var onDiscard: ((Int) -> Void)?
     /// What the log line calls the loop.
     private let loopName: String
 

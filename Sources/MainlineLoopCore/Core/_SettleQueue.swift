@@ -10,19 +10,22 @@ package final class _SettleQueue {
         var generation: UInt64
     }
 
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// Entries of the current round by height. Heights are small (0 for sources, +1 per derived layer).
-    private var buckets: [[Entry]] = []
+    @exclusivity(unchecked) private var buckets: [[Entry]] = []
     /// Requests made during a round at or below the height being delivered: they wait for the next round.
-    private var deferred: [Entry] = []
+    @exclusivity(unchecked) private var deferred: [Entry] = []
     /// The height being delivered, or `nil` outside a round.
-    private var cursor: Int?
+    @exclusivity(unchecked) private var cursor: Int?
     /// Entries in `buckets` and `deferred`, live or withdrawn.
-    private var entryCount = 0
+    @exclusivity(unchecked) private var entryCount = 0
     /// The lowest height that may hold an entry.
-    private var lowestHeight = Int.max
+    @exclusivity(unchecked) private var lowestHeight = Int.max
 
     /// How many notifications have been delivered so far (read by the loop's instrumentation).
-    private(set) var deliveries = 0
+    @exclusivity(unchecked) private(set) var deliveries = 0
 
     /// Whether anything is queued (a withdrawn entry counts until the loop passes it).
     var hasPending: Bool { entryCount > 0 }

@@ -5,33 +5,42 @@
 package final class _RecorderPen: @unchecked Sendable {
     // @unchecked Sendable: held by the recorder (which crosses threads); used only where the loop runs.
 
+    // Unchecked exclusivity on the stored state below that every iteration touches: it is read and written in place,
+    // never held across a call out (the type's comment says what serializes it); the dynamic checks were a measurable
+    // part of an iteration (Benchmarks/HISTORY.md, "Speed").
     /// The ring the loop writes (set by the recorder, replaced when its size changes).
-    var ring: _RecorderRing?
+    @exclusivity(unchecked) var ring: _RecorderRing?
 
     // The iteration.
     /// Whether the loop waited since it last ran work: the next work counts a wake-up.
-    var woke = true
+    @exclusivity(unchecked) var woke = true
     /// Whether the iteration ran any work.
-    private(set) var iterationHadWork = false
+    @exclusivity(unchecked) private(set) var iterationHadWork = false
     /// Nanoseconds the iteration spent in phases that ran work.
-    private(set) var iterationBusy: UInt64 = 0
+    @exclusivity(unchecked) private(set) var iterationBusy: UInt64 = 0
     /// When the last phase that ran work ended.
-    private(set) var lastWorkEnd: UInt64 = 0
+    @exclusivity(unchecked) private(set) var lastWorkEnd: UInt64 = 0
 
     // The interval.
     /// When the interval's first iteration began running work (meaningful once `intervalStarted`).
-    private(set) var intervalStart: UInt64 = 0
+    @exclusivity(unchecked) private(set) var intervalStart: UInt64 = 0
     /// Whether an iteration of the interval began.
-    private var intervalStarted = false
-    private(set) var iterations: UInt64 = 0
-    private(set) var wakeUps: UInt64 = 0
-    private(set) var longest: UInt64 = 0
+    @exclusivity(unchecked) private var intervalStarted = false
+    @exclusivity(unchecked) private(set) var iterations: UInt64 = 0
+    @exclusivity(unchecked) private(set) var wakeUps: UInt64 = 0
+    @exclusivity(unchecked) private(set) var longest: UInt64 = 0
     /// Per work kind (`WorkKind.code`): nanoseconds in its phase, pieces run.
-    private(set) var phaseNanoseconds = [UInt64](repeating: 0, count: LoopFlightRecorder.WorkKind.allCases.count)
-    private(set) var counts = [UInt64](repeating: 0, count: LoopFlightRecorder.WorkKind.allCases.count)
+    @exclusivity(unchecked) private(set) var phaseNanoseconds = [UInt64](
+        repeating: 0,
+        count: LoopFlightRecorder.WorkKind.allCases.count
+    )
+    @exclusivity(unchecked) private(set) var counts = [UInt64](
+        repeating: 0,
+        count: LoopFlightRecorder.WorkKind.allCases.count
+    )
 
     /// Per work kind: the stride its next run starts with (how many pieces one pair of clock reads times).
-    private var strides = [Int](repeating: 1, count: LoopFlightRecorder.WorkKind.allCases.count)
+    @exclusivity(unchecked) private var strides = [Int](repeating: 1, count: LoopFlightRecorder.WorkKind.allCases.count)
     /// The sites of the open window of a run that is not posts (posts keep theirs in their slots).
     private let sites = UnsafeMutablePointer<LoopSite?>.allocate(capacity: LoopFlightRecorder.longestRun)
 

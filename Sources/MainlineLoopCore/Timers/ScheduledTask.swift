@@ -37,27 +37,34 @@ public final class ScheduledTask: @unchecked Sendable {
     /// The time between firings of a repeating task; `nil` for a task that fires once. Thread-safe.
     public let interval: Duration?
 
+    // Unchecked exclusivity, here and below: main-actor state (or, for `state`, state under a lock) that no access
+    // holds across a call out; the dynamic checks were a measurable part of scheduling a timer (Benchmarks/HISTORY.md,
+    // "Speed").
+
     /// When the task fires next (for a task that has fired or was cancelled: when it was last due). Must be read on
     /// the main actor.
-    @MainActor public internal(set) var deadline: LoopInstant
+    @exclusivity(unchecked) @MainActor public internal(set) var deadline: LoopInstant
 
     /// How many firings a repeating task skipped because the loop reached them late. Must be read on the main actor.
-    @MainActor public internal(set) var skippedFirings: Int = 0
+    @exclusivity(unchecked) @MainActor public internal(set) var skippedFirings: Int = 0
 
     /// How many times the task has fired. Must be read on the main actor.
-    @MainActor public internal(set) var firings: Int = 0
+    @exclusivity(unchecked) @MainActor public internal(set) var firings: Int = 0
 
     /// Whether the task will fire, was fired or was cancelled (protected by `_TimerCancellations.lock`).
-    private var state: _TimerState = .scheduled
+    @exclusivity(unchecked) private var state: _TimerState = .scheduled
     /// The callback; released (on the main actor) once the task has fired for the last time or was cancelled.
-    @MainActor package var body: Body?
+    @exclusivity(unchecked) @MainActor package var body: Body?
     /// Position in the scheduling order; ties between equal deadlines go to the lower sequence number.
-    @MainActor package var sequence: UInt64 = 0
-    /// The queue whose heap holds the task.
-    @MainActor package weak var queue: _TimerQueue?
+    @exclusivity(unchecked) @MainActor package var sequence: UInt64 = 0
+    /// The queue whose heap holds the task, read only while `isInHeap`: a queue clears `isInHeap` of every task it
+    /// still holds before it goes (`_TimerQueue`'s isolated deinit), so the reference is never read once it dangles.
+    // unowned(unsafe), not weak: a weak reference costs an atomic increment of the queue's side table per scheduled
+    // timer and a decrement per freed task. Safe by the rule above.
+    @exclusivity(unchecked) @MainActor package unowned(unsafe) var queue: _TimerQueue?
     /// Whether the task is a live entry of `queue`'s heap: the heap's own view of liveness, which only the loop changes
     /// (a cancellation from another thread reaches it through `_TimerCancellations`).
-    @MainActor package var isInHeap = false
+    @exclusivity(unchecked) @MainActor package var isInHeap = false
 
     /// Where the timer was scheduled, with its label if it was given one: what snapshots, the flight recorder and stall
     /// reports call it.

@@ -106,6 +106,23 @@ struct SimpleEventTests {
         _ = token
     }
 
+    @Test func aDelegateDeallocatedWithoutRemovalIsReportedAtTheNextTriggerAndDropped() {
+        let event = SimpleEvent()
+        let log = Log()
+        let survivor = NamedObserver("survivor", log: log)
+        event.addObserver(survivor)
+        do { event.addObserver(NamedObserver("leaked", log: log)) }
+        let diagnostics = DiagnosticsRecorder()
+        diagnostics.record { event.trigger() }
+        #expect(diagnostics.kinds == [.observerNotRemoved])
+        #expect(log.entries == ["survivor"])
+        diagnostics.reset()
+        diagnostics.record { event.trigger() }
+        #expect(diagnostics.kinds.isEmpty, "reported once, then dropped")
+        #expect(log.entries == ["survivor", "survivor"])
+        event.removeObserver(survivor)
+    }
+
     @Test func delegateMisuseIsReported() {
         let event = SimpleEvent()
         let log = Log()
