@@ -41,7 +41,7 @@ struct ScheduledTaskCancellationTests {
     @Test func aTaskThatOutlivesItsLoopHasLeftTheLoopsTimersAndCancelsWithoutReachingThem() {
         var loop: TestLoop? = TestLoop()
         let task = loop!.schedule(after: .seconds(1)) {}
-        weak var timers = loop!.core.timers
+        weak let timers = loop!.core.timers
         loop = nil
         #expect(timers == nil, "the loop's timers went with it")
         // The task's reference to the timers is unowned: it may only be read while the task is in their heap.
