@@ -42,22 +42,8 @@ package final class _TaskLane: @unchecked Sendable {
     package static var isAnyWatching: Bool { watching.load(ordering: .relaxed) > 0 }
 
     private let lock = _Lock()
-    private var isWatching = false
-    /// The held jobs, in the order they were enqueued, each with its task's number in the run.
-    private var held: [(job: UnownedJob, task: Int)] = []
-    /// Task id → its number in the run (1, 2, … in the order the tasks joined), which names it in the schedule's log.
-    private var numbers: [UInt64: Int] = [:]
-    /// The task that runs the body (and steps the loops): never held, or nothing would step.
-    private var driver: UInt64 = 0
-    /// Tasks created before the run began have ids at or below this; only newer tasks join by being started.
-    private var firstTaskID: UInt64 = 0
-    /// Tasks inside `outsideVirtualTime`: their resumptions from outside the run are not escapes.
-    private var allowedTasks: [UInt64: Int] = [:]
-    private var escapes: [_Escape] = []
-    /// How many async steps of the run's test loops are running: while one is, it takes the held jobs (``take()``).
-    private var stepping = 0
-    /// Whether a ``pump()`` block is on the main queue.
-    private var pumpQueued = false
+    /// What the lane knows (see `_TaskLane.State`); read and changed only under `lock`.
+    private var state = State<UnownedJob>()
     /// Chooses among held jobs, given their tasks' numbers in the order they were held; returns an index. Set once, by
     /// the schedule that owns the lane, before the lane watches.
     private var chooser: (@Sendable ([Int]) -> Int)?
@@ -73,25 +59,13 @@ package final class _TaskLane: @unchecked Sendable {
     /// Starts watching: the run's body runs in task `driver`; tasks with ids above `firstTaskID` may join when started.
     package func begin(driver: UInt64, firstTaskID: UInt64) {
         _VirtualTimeTasks.installHooks()
-        let started: Bool = lock.withLock {
-            defer { isWatching = true }
-            self.driver = driver
-            self.firstTaskID = firstTaskID
-            return !isWatching
-        }
+        let started = lock.withLock { state.begin(State.Run(driver: driver, firstTaskID: firstTaskID)) }
         if started { Self.watching.wrappingIncrement(ordering: .relaxed) }
     }
 
     /// Stops watching, hands every held job to the main queue (in the order they were held), and returns what escaped.
     package func finish() -> [_Escape] {
-        let (wasWatching, jobs, escaped): (Bool, [UnownedJob], [_Escape]) = lock.withLock {
-            defer {
-                isWatching = false
-                held = []
-                escapes = []
-            }
-            return (isWatching, held.map(\.job), escapes)
-        }
+        let (wasWatching, jobs, escaped) = lock.withLock { state.finish() }
         if wasWatching { Self.watching.wrappingDecrement(ordering: .relaxed) }
         _VirtualTimeTasks.releaseAll(lane: self)
         for job in jobs { _VirtualTimeTasks.runOnMainQueue(job) }
@@ -99,80 +73,53 @@ package final class _TaskLane: @unchecked Sendable {
     }
 
     /// Whether the lane is watching a run.
-    package var isActive: Bool { lock.withLock { isWatching } }
+    package var isActive: Bool { lock.withLock { state.run != nil } }
 
     /// Whether task `id` may join because the run's code started it: a task newer than the run, and not its driver.
-    func mayAdopt(taskID id: UInt64) -> Bool {
-        lock.withLock { isWatching && id > firstTaskID && id != driver }
-    }
+    func mayAdopt(taskID id: UInt64) -> Bool { lock.withLock { state.mayAdopt(taskID: id) } }
 
     /// Whether task `id` is the run's driver.
-    func isDriver(_ id: UInt64) -> Bool { lock.withLock { id == driver } }
+    func isDriver(_ id: UInt64) -> Bool { lock.withLock { state.isDriver(id) } }
 
-    /// Holds `job` of task `taskID` until the stepping takes it; `false` when the caller runs it at once instead (on
-    /// the main queue, FIFO): once the lane has finished, and for a job enqueued from off the main actor — the task
-    /// coming back from outside the run (real I/O, a thread, a real sleep), which no schedule orders and which the code
-    /// that waits for it may not step for. Coming back from outside is an escape, unless the task is inside
-    /// `outsideVirtualTime`.
+    /// Holds `job` of task `taskID` until a step or the pump takes it; `false` when the caller runs it at once instead
+    /// (on the main queue, FIFO): once the lane has finished, and for a job enqueued from off the main actor (see
+    /// `State.hold(_:taskID:fromOutside:)`).
     func hold(_ job: UnownedJob, taskID: UInt64) -> Bool {
         let fromOutside = !_RunningLoop.isOnMainActor
-        return lock.withLock {
-            guard isWatching else { return false }
-            let number = numberLocked(taskID)
-            guard fromOutside else {
-                held.append((job, number))
-                queuePumpLocked()
-                return true
-            }
-            if allowedTasks[taskID] == nil {
-                escapes.append(
-                    _Escape(
-                        kind: .realWait,
-                        detail: "task \(number) of the run was resumed from outside it",
-                        context: "a thread the loop did not start"
-                    )
-                )
-            }
+        switch lock.withLock({ state.hold(job, taskID: taskID, fromOutside: fromOutside) }) {
+        case .held(let queuePump):
+            if queuePump { queuePumpBlock() }
+            return true
+        case .runNow:
             return false
         }
     }
 
-    private func numberLocked(_ taskID: UInt64) -> Int {
-        if let number = numbers[taskID] { return number }
-        let number = numbers.count + 1
-        numbers[taskID] = number
-        return number
-    }
-
     /// The number that names task `taskID` in this run, if it joined.
-    func number(ofTask taskID: UInt64) -> Int? { lock.withLock { numbers[taskID] } }
+    func number(ofTask taskID: UInt64) -> Int? { lock.withLock { state.number(ofTask: taskID) } }
 
     /// Whether a job is held.
-    package var hasHeldJobs: Bool { lock.withLock { !held.isEmpty } }
+    package var hasHeldJobs: Bool { lock.withLock { state.hasHeldJobs } }
 
     /// Takes one held job, the one the lane's chooser picks; `nil` when nothing is held. Call it where the lane's
     /// loops run (the main actor).
     package func take() -> UnownedJob? {
-        let (tasks, chooser): ([Int], (@Sendable ([Int]) -> Int)?) = lock.withLock { (held.map(\.task), self.chooser) }
+        let (tasks, chooser) = lock.withLock { (state.heldTasks, self.chooser) }
         guard !tasks.isEmpty else { return nil }
-        let index = min(max(chooser?(tasks) ?? 0, 0), tasks.count - 1)
-        // Only the main actor removes (held jobs are only appended meanwhile), so the index still names the same job.
-        return lock.withLock { index < held.count ? held.remove(at: index).job : nil }
+        // The chooser is asked outside the lock (it takes the schedule's). Only the main actor removes, and held jobs
+        // are only appended meanwhile, so the index still names the same job.
+        let index = chooser?(tasks) ?? 0
+        return lock.withLock { state.take(at: index) }
     }
 
     /// A test loop's async step begins (`true`) or ends: while any runs, held jobs wait for it to take them. When the
     /// last ends with jobs still held, the pump takes over.
     package func stepping(_ begins: Bool) {
-        lock.withLock {
-            stepping += begins ? 1 : -1
-            if stepping == 0 && !held.isEmpty { queuePumpLocked() }
-        }
+        if lock.withLock({ state.stepping(begins: begins) }) { queuePumpBlock() }
     }
 
-    /// Queues a ``pump()`` on the main queue unless one is queued. Call it with the lock held.
-    private func queuePumpLocked() {
-        guard !pumpQueued else { return }
-        pumpQueued = true
+    /// Queues ``pump()`` on the main queue (the state said one is due and none is queued).
+    private func queuePumpBlock() {
         DispatchQueue.main.async { self.pump() }
     }
 
@@ -183,25 +130,18 @@ package final class _TaskLane: @unchecked Sendable {
     /// Without it, a body that awaits a task it started (`await task.value`) without stepping a loop would wait
     /// forever: the task's jobs would be held for a step that never comes.
     private func pump() {
-        let idle: Bool = lock.withLock {
-            pumpQueued = false
-            return stepping == 0 && isWatching
-        }
-        guard idle, let job = take() else { return }
+        guard lock.withLock({ state.pumpRuns() }), let job = take() else { return }
         job.runSynchronously(on: MainActor.sharedUnownedExecutor)
-        lock.withLock { if !held.isEmpty { queuePumpLocked() } }
+        if lock.withLock({ state.pumpRanJob() }) { queuePumpBlock() }
     }
 
     /// Marks task `taskID` as inside `outsideVirtualTime` (`entering`), or as having left it.
     package func allow(taskID: UInt64, entering: Bool) {
-        lock.withLock {
-            allowedTasks[taskID, default: 0] += entering ? 1 : -1
-            if allowedTasks[taskID] == 0 { allowedTasks[taskID] = nil }
-        }
+        lock.withLock { state.allow(taskID: taskID, entering: entering) }
     }
 
     /// Records `escape`, if the lane is watching.
     package func record(_ escape: _Escape) {
-        lock.withLock { if isWatching { escapes.append(escape) } }
+        lock.withLock { state.record(escape) }
     }
 }
