@@ -134,7 +134,10 @@ package enum _VirtualTimeTasks {
         guard let lane, lane.isActive else { return nil }
         guard let task else { return (lane, "a thread the loop did not start") }
         if lane.isDriver(task.id) { return (lane, "the test body") }
-        return (lane, lane.number(ofTask: task.id).map { "task \($0) of the run" } ?? "a task outside the run")
+        return (
+            lane,
+            lane.number(ofTask: task.id).map { "task \($0) of the run" } ?? "a task the run started on the main actor"
+        )
     }
 
     /// Jobs of taken-in tasks enqueued on the main queue and not yet run.
